@@ -1,0 +1,27 @@
+"""graphtier: an out-of-core graph engine over compressed, chunked Zarr v3 graph stores.
+
+    import graphtier as gt
+    g = gt.build(gt.generators.kronecker(16), "kron16.gt", symmetrize=True)
+    r = gt.bfs(g, 0)
+"""
+
+from ._version import __version__
+from .engine import BFSResult, BFSValidationError, Graph, bfs, build, open, validate_bfs_tree
+from .errors import CorruptChunkError, GraphtierError, InputError, StoreError
+from .partition import generators
+
+__all__ = [
+    "BFSResult",
+    "BFSValidationError",
+    "CorruptChunkError",
+    "Graph",
+    "GraphtierError",
+    "InputError",
+    "StoreError",
+    "__version__",
+    "bfs",
+    "build",
+    "generators",
+    "open",
+    "validate_bfs_tree",
+]

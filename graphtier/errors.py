@@ -1,0 +1,35 @@
+"""Exceptions shared by every layer, so callers can catch graphtier's failures by kind."""
+
+from __future__ import annotations
+
+
+class GraphtierError(Exception):
+    """Base class of every error graphtier raises on purpose."""
+
+
+class InputError(GraphtierError, ValueError):
+    """Bad input data; the message names the file and line (or the array position)."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None):
+        where = ""
+        if file is not None:
+            where = f"{file}:{line}: " if line is not None else f"{file}: "
+        super().__init__(where + message)
+        self.file = file
+        self.line = line
+
+
+class CorruptChunkError(GraphtierError, ValueError):
+    """Encoded chunk bytes that fail validation; names the array and chunk."""
+
+    def __init__(self, message: str, *, array: str | None = None, chunk: int | None = None):
+        where = ""
+        if array is not None:
+            where = f"{array} chunk {chunk}: " if chunk is not None else f"{array}: "
+        super().__init__(where + message)
+        self.array = array
+        self.chunk = chunk
+
+
+class StoreError(GraphtierError):
+    """A store that is missing, of the wrong schema, or inconsistent."""
