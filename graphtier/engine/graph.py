@@ -1,0 +1,143 @@
+"""The Graph handle: an opened store, its facts, and the resident form kernels traverse."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import zarr
+
+from .. import codecs as graph_codecs
+from .. import store as schema
+from ..errors import StoreError
+from ..tiering.resident import ResidentGraph, load_resident
+from ..tiering.storage import ChunkStore
+
+
+class Graph:
+    """A graph store opened read-only. Cheap to create; arrays load on first use."""
+
+    def __init__(self, group: zarr.Group, location: str):
+        self.group = group
+        self.location = location
+        self.attrs = dict(group.attrs)
+        self._loaded: dict[tuple[str, bool], object] = {}
+
+    def _once(self, what: str, reverse: bool, load):
+        if (what, reverse) not in self._loaded:
+            self._loaded[what, reverse] = load()
+        return self._loaded[what, reverse]
+
+    n_vertices = property(lambda self: int(self.attrs["n_vertices"]))
+    n_edges = property(lambda self: int(self.attrs["n_edges"]))
+    format = property(lambda self: self.attrs["format"])
+    directed = property(lambda self: bool(self.attrs["directed"]))
+    weighted = property(lambda self: bool(self.attrs["weighted"]))
+    chunk_edges = property(lambda self: int(self.attrs["chunk_edges"]))
+    id_dtype = property(lambda self: np.dtype(self.attrs["id_dtype"]))
+
+    @property
+    def has_reverse(self) -> bool:
+        return schema.REVERSE in self.group
+
+    def __repr__(self) -> str:
+        return f"<graphtier.Graph {self.location!r}: {self.n_vertices:,} vertices, {self.n_edges:,} edges, {self.format}>"
+
+    def _part(self, reverse: bool) -> zarr.Group:
+        if not reverse:
+            return self.group
+        if not self.has_reverse:
+            raise StoreError(f"{self.location} has no reverse graph (build it with reverse=True)")
+        return self.group[schema.REVERSE]
+
+    def indptr(self, reverse: bool = False) -> np.ndarray:
+        """Where each vertex's edges start in ``adj`` (int64), checked for consistency."""
+        return self._once("indptr", reverse, lambda: self._load_indptr(reverse))
+
+    def _load_indptr(self, reverse: bool) -> np.ndarray:
+        indptr = self._part(reverse)[schema.INDPTR][:].astype(np.int64)
+        n_edges = self._part(reverse)[schema.ADJ].shape[0]
+        if len(indptr) != self.n_vertices + 1 or indptr[0] != 0 or indptr[-1] != n_edges or (np.diff(indptr) < 0).any():
+            raise StoreError(f"{self.location}: indptr is inconsistent with {self.n_vertices} vertices and {n_edges} edges")
+        return indptr
+
+    @functools.cached_property
+    def perm(self) -> np.ndarray | None:
+        """Original id of each vertex when the build relabelled, else None."""
+        return self.group[schema.PERM][:] if schema.PERM in self.group else None
+
+    def chunks(self, reverse: bool = False) -> ChunkStore:
+        return ChunkStore(self._part(reverse)[schema.ADJ], self.format)
+
+    @property
+    def codec(self) -> graph_codecs.GraphChunkCodec:
+        return graph_codecs.NUMCODECS[self.format](**self.attrs.get("codec", {}))
+
+    def resident(self, reverse: bool = False) -> ResidentGraph:
+        """Every encoded chunk in one validated host buffer (the whole graph must fit)."""
+        return self._once("resident", reverse, lambda: load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype))
+
+    def edges(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Decoded (src, dst) rows: for users and tests; kernels never take this path."""
+        return self.group[schema.ADJ][start:stop]
+
+    def vertex(self, original_id: int) -> int:
+        """The store's index of a vertex given by the id the input used."""
+        if self.perm is None:
+            if not 0 <= original_id < self.n_vertices:
+                raise ValueError(f"vertex {original_id} is not in the graph (0..{self.n_vertices - 1})")
+            return int(original_id)
+        i = int(np.searchsorted(self.perm, np.uint64(original_id)))
+        if i == len(self.perm) or self.perm[i] != original_id:
+            raise ValueError(f"vertex {original_id} is not in the graph")
+        return i
+
+    def info(self) -> dict:
+        """Counts, degrees, build facts and sizes; what ``graphtier info --json`` prints."""
+        info = {
+            "store": self.location,
+            "schema": self.attrs["graphtier_schema"],
+            "format": self.format,
+            "n_vertices": self.n_vertices,
+            "n_edges": self.n_edges,
+            "directed": self.directed,
+            "weighted": self.weighted,
+            "chunk_edges": self.chunk_edges,
+            "id_dtype": self.attrs["id_dtype"],
+            "vertex_order": self.attrs["vertex_order"],
+            "degree": self.attrs["degree"],
+            "build": self.attrs["build"],
+            **self._sizes(reverse=False),
+        }
+        if self.has_reverse:
+            info["reverse"] = {"degree": self._part(True).attrs["degree"], **self._sizes(reverse=True)}
+        return info
+
+    def _sizes(self, reverse: bool) -> dict:
+        part = self._part(reverse)
+        chunks = self.chunks(reverse)
+        headers = chunks.headers(range(chunks.n_chunks))
+        payload = sum(h.payload_bytes for h in headers)
+        index = sum(h.index_bytes for h in headers)
+        adj = part[schema.ADJ].nbytes_stored()
+        indptr = part[schema.INDPTR].nbytes_stored()
+        perm = self.group[schema.PERM].nbytes_stored() if (schema.PERM in self.group and not reverse) else 0
+        sizes = {
+            "payload": payload,
+            "index": index,
+            "headers": adj - payload - index,
+            "indptr": indptr,
+            "perm": perm,
+            "total": adj + indptr + perm,
+        }
+        if schema.WEIGHTS in part:
+            sizes["weights"] = part[schema.WEIGHTS].nbytes_stored()
+        e = max(self.n_edges, 1)
+        bits = {k: sizes[k] * 8 / e for k in ("payload", "index", "indptr", "total")}
+        return {"n_chunks": chunks.n_chunks, "bytes": sizes, "bits_per_edge": bits}
+
+
+def open(store: str | os.PathLike) -> Graph:
+    """Open a graph store: a directory, a ``.zip`` file or an fsspec URL such as ``memory://g``."""
+    return Graph(schema.open_group(store), str(store))

@@ -1,0 +1,80 @@
+"""A whole graph held in one buffer of encoded chunks: the device tier when everything fits.
+
+Every chunk is checked here, once, before any kernel may touch it: its header against ``indptr``
+and its ids against the vertex count. Kernels then index without bounds checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codecs import ChunkHeader, GraphChunkCodec
+from ..codecs.header import pad8
+from ..errors import CorruptChunkError
+from .storage import ChunkStore
+
+# Columns of the chunk table that kernels use to find a chunk inside the arena.
+CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC = range(5)
+
+
+@dataclass
+class ResidentGraph:
+    arena: np.ndarray  # uint8, every chunk 8-byte aligned
+    table: np.ndarray  # int64 (n_chunks, 5), byte offsets into ``arena``
+    indptr: np.ndarray  # int64 (V + 1,)
+    n_vertices: int
+    chunk_edges: int
+    format: str
+    id_dtype: np.dtype
+
+    @property
+    def words(self) -> np.ndarray:
+        """The arena as id-sized words, the view ``csr`` kernels read destinations from."""
+        return self.arena.view(self.id_dtype)
+
+    @property
+    def nbytes(self) -> int:
+        return self.arena.nbytes + self.table.nbytes + self.indptr.nbytes
+
+
+def expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int, int, int]:
+    """(edge count, first source, last source) that chunk ``c`` must hold, from ``indptr`` alone."""
+    n_edges = int(indptr[-1])
+    lo, hi = c * chunk_edges, min(n_edges, (c + 1) * chunk_edges)
+    first = int(np.searchsorted(indptr, lo, side="right")) - 1
+    last = int(np.searchsorted(indptr, hi - 1, side="right")) - 1
+    return hi - lo, first, last
+
+
+def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, indptr: np.ndarray, chunk_edges: int, id_dtype: np.dtype) -> None:
+    n, first, last = expected_sources(indptr, c, chunk_edges)
+    if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != id_dtype.itemsize:
+        raise CorruptChunkError(
+            f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} "
+            f"({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}",
+            array=store.name,
+            chunk=c,
+        )
+
+
+def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ResidentGraph:
+    chunk_ids = list(range(store.n_chunks))
+    blobs = store.read(chunk_ids)
+    table = np.zeros((len(blobs), 5), np.int64)
+    offset = 0
+    headers = []
+    for c, blob in enumerate(blobs):
+        try:
+            h = codec.check(blob, n_vertices)
+        except CorruptChunkError as e:
+            raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
+        check_chunk(store, c, h, indptr, chunk_edges, id_dtype)
+        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
+        headers.append(h)
+        offset += pad8(len(blob))
+    arena = np.zeros(offset, np.uint8)
+    for c, blob in enumerate(blobs):
+        arena[table[c, CHUNK_START] : table[c, CHUNK_START] + len(blob)] = blob
+    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype)
