@@ -49,6 +49,7 @@ def test_generated_graphs(tmp_path, kind, reverse):
     gt.validate_bfs_tree(ref.indptr, ref.indices, source, r.distances, r.parents)
     if reverse and kind != "grid":
         assert "pull" in {lvl["direction"] for lvl in r.stats["per_level"]}
+    np.testing.assert_array_equal(gt.bfs(g, source, direction="push").distances, r.distances)
 
 
 def test_bfs_arguments(tmp_path):
