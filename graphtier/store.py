@@ -179,21 +179,24 @@ def write_monotone(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Arr
 
 
 class AdjWriter:
-    """Appends sorted (src, dst[, weight]) edges to ``adj`` (and ``weights``) one whole chunk at a time."""
+    """Appends sorted (src, dst[, weight]) edges to ``adj`` (and ``weights``) in whole chunks.
 
-    def __init__(self, group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype, weighted: bool, codec_config: dict | None = None):
+    It buffers ``batch`` chunks per write so that Zarr encodes them concurrently.
+    """
+
+    def __init__(self, group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype, weighted: bool, codec_config: dict | None = None, batch: int = 4):
         self.adj = create_adj(group, fmt=fmt, chunk_edges=chunk_edges, dtype=dtype, codec_config=codec_config)
         self.weights = create_weights(group, chunk_edges=chunk_edges) if weighted else None
-        self.chunk_edges = chunk_edges
-        self._rows = np.empty((chunk_edges, 2), dtype)
-        self._w = np.empty(chunk_edges, np.float32) if weighted else None
+        self.capacity = chunk_edges * batch
+        self._rows = np.empty((self.capacity, 2), dtype)
+        self._w = np.empty(self.capacity, np.float32) if weighted else None
         self._fill = 0
         self.n_edges = 0
 
     def append(self, src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None = None) -> None:
         i = 0
         while i < len(src):
-            take = min(len(src) - i, self.chunk_edges - self._fill)
+            take = min(len(src) - i, self.capacity - self._fill)
             sl = slice(self._fill, self._fill + take)
             self._rows[sl, 0] = src[i : i + take]
             self._rows[sl, 1] = dst[i : i + take]
@@ -201,7 +204,7 @@ class AdjWriter:
                 self._w[sl] = weight[i : i + take]
             self._fill += take
             i += take
-            if self._fill == self.chunk_edges:
+            if self._fill == self.capacity:
                 self._flush()
 
     def close(self) -> None:

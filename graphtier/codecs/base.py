@@ -44,23 +44,22 @@ class GraphChunkCodec(Codec):
 
     format: str = ""
 
-    def encode(self, buf) -> bytes:
+    def encode(self, buf) -> np.ndarray:
         rows = _as_rows(buf)
         src, dst = rows[:, 0], rows[:, 1]
         check_sorted(src, dst)
         n = len(rows)
         first = int(src[0]) if n else 0
         last = int(src[-1]) if n else 0
-        id_bytes = rows.dtype.itemsize
         n_local = last - first + 1 if n else 0
         offsets = local_offsets(src, first, n_local) if n else np.zeros(1, np.int64)
-        index, payload = self.encode_lists(offsets, dst)
-        header = ChunkHeader(self.format, id_bytes, n, first, last, pad8(len(index)), len(payload))
-        out = bytearray(header.total_bytes)
-        out[:HEADER_BYTES] = header.pack()
+        index, payload = (np.ascontiguousarray(a).view(np.uint8) for a in self.encode_lists(offsets, dst))
+        header = ChunkHeader(self.format, rows.dtype.itemsize, n, first, last, pad8(len(index)), len(payload))
+        out = np.zeros(header.total_bytes, np.uint8)
+        out[:HEADER_BYTES] = np.frombuffer(header.pack(), np.uint8)
         out[header.index_start : header.index_start + len(index)] = index
         out[header.payload_start : header.payload_start + len(payload)] = payload
-        return bytes(out)
+        return out
 
     def decode(self, buf, out=None) -> np.ndarray:
         header, offsets, dst = self._lists(buf)
@@ -88,8 +87,8 @@ class GraphChunkCodec(Codec):
             raise CorruptChunkError("local index is not monotone")
         return header, offsets, dst
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[bytes, bytes]:
-        """(local index bytes, payload bytes) for sub-lists ``dst[offsets[i]:offsets[i+1]]``."""
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(local index, payload), little-endian arrays, for sub-lists ``dst[offsets[i]:offsets[i+1]]``."""
         raise NotImplementedError
 
     def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:

@@ -17,8 +17,8 @@ class CsrCodec(GraphChunkCodec):
     codec_id = "graphtier.csr"
     format = "csr"
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[bytes, bytes]:
-        return offsets.astype("<u4").tobytes(), dst.astype(dst.dtype.newbyteorder("<")).tobytes()
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return offsets.astype("<u4"), dst.astype(dst.dtype.newbyteorder("<"), copy=False)
 
     def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
         if header.index_bytes != pad8(4 * (header.n_local + 1)) or header.payload_bytes != header.n_edges * header.id_bytes:

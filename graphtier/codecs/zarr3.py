@@ -59,7 +59,7 @@ class GraphZarrCodec(ArrayBytesCodec):
         n = int(np.count_nonzero(rows[:, 0] != fill))
         if not (rows[n:] == fill).all():
             raise ValueError("padding rows (the fill value) must come after every real row")
-        return chunk_spec.prototype.buffer.from_bytes(self.codec.encode(rows[:n]))
+        return chunk_spec.prototype.buffer.from_array_like(self.codec.encode(rows[:n]))
 
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
         out_dtype = chunk_spec.dtype.to_native_dtype()

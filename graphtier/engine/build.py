@@ -125,7 +125,7 @@ def write_adjacency(
             tee.add(src, dst, w)
     writer.close()
     indptr = np.zeros(n_vertices + 1, np.uint64)
-    np.cumsum(degrees, out=indptr[1:])
+    indptr[1:] = np.cumsum(degrees)  # not out=: a casting accumulate is 25x slower
     schema.write_monotone(group, schema.INDPTR, indptr)
     return {"n_edges": writer.n_edges, "degree": degree_summary(degrees)}
 

@@ -7,12 +7,17 @@ the Parquet reader uses it too.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from .blocks import EdgeBlock
 from .source import EdgeSource
+
+if TYPE_CHECKING:
+    import networkx
+    import scipy.sparse
 
 
 def _bad_ids(ids: np.ndarray, id_limit: int) -> np.ndarray:
@@ -66,7 +71,9 @@ def checked_block(
             i = int(bad.argmax())
             raise fail(i, _weight_problem(weight[i].item()))
         weight = converted
-    return EdgeBlock(src.astype(np.uint64), dst.astype(np.uint64), weight)
+    return EdgeBlock(
+        np.ascontiguousarray(src, np.uint64), np.ascontiguousarray(dst, np.uint64), weight
+    )
 
 
 def _columns_source(
@@ -132,7 +139,9 @@ def array_source(a: np.ndarray, *, id_limit: int, block_edges: int = 1 << 22) ->
     )
 
 
-def scipy_source(m, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
+def scipy_source(
+    m: scipy.sparse.spmatrix | scipy.sparse.sparray, *, id_limit: int, block_edges: int = 1 << 22
+) -> EdgeSource:
     """A square scipy.sparse matrix or array: stored entry (i, j) is edge i -> j.
 
     Weighted only when the values carry information: floating and not all 1.
@@ -159,7 +168,9 @@ def scipy_source(m, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     )
 
 
-def networkx_source(G, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
+def networkx_source(
+    G: networkx.Graph, *, id_limit: int, block_edges: int = 1 << 22
+) -> EdgeSource:
     """A networkx graph whose nodes are integers in [0, id_limit); isolated nodes count.
 
     Weights come from the ``weight`` edge attribute (1 where an edge lacks it) when any edge
@@ -172,11 +183,9 @@ def networkx_source(G, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSour
                 "networkx.convert_node_labels_to_integers(G)",
                 file="graph",
             )
-    n_vertices = max(G, default=-1) + 1
+    n_vertices = int(max(G, default=-1)) + 1
     if n_vertices > id_limit:
-        raise InputError(
-            f"node {n_vertices - 1} is out of range [0, {id_limit})", file="graph"
-        )
+        raise InputError(f"node {n_vertices - 1} is out of range [0, {id_limit})", file="graph")
     e = G.number_of_edges()
     src = np.fromiter((u for u, _ in G.edges()), np.uint64, count=e)
     dst = np.fromiter((v for _, v in G.edges()), np.uint64, count=e)
@@ -187,7 +196,7 @@ def networkx_source(G, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSour
                 (w for *_, w in G.edges(data="weight", default=1.0)), np.float64, count=e
             )
         except (TypeError, ValueError) as exc:
-            raise InputError(f"a 'weight' attribute is not a number: {exc}", file="graph")
+            raise InputError(f"a 'weight' attribute is not a number: {exc}", file="graph") from exc
     return _columns_source(
         src,
         dst,

@@ -67,7 +67,11 @@ def parquet_source(
 
     else:
         name, kind = str(path_or_table), "parquet"
-        columns = _edge_columns(pq.ParquetFile(path_or_table).schema_arrow, name)
+        try:
+            schema = pq.read_schema(path_or_table)
+        except pa.ArrowInvalid as e:
+            raise InputError(f"not a Parquet file: {e}", file=name) from e
+        columns = _edge_columns(schema, name)
 
         def batches():
             with pq.ParquetFile(path_or_table) as f:
@@ -102,6 +106,4 @@ def parquet_source(
             with open(path_or_table, "rb") as f:
                 provenance["sha256"] = hashlib.file_digest(f, "sha256").hexdigest()
 
-    return EdgeSource(
-        name=name, make_blocks=blocks, weighted=len(columns) == 3, provenance=provenance
-    )
+    return EdgeSource(name, blocks, weighted=len(columns) == 3, provenance=provenance)

@@ -51,7 +51,7 @@ def _open_path(path: Path, id_limit: int, block_edges: int) -> EdgeSource:
     return text_source(path, id_limit=id_limit, block_edges=block_edges)
 
 
-def open_source(source, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
+def open_source(source: object, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     """Dispatch `source` to its reader; every vertex id must be below `id_limit`.
 
     Paths are told apart by suffix, then by content (a MatrixMarket banner); anything else

@@ -13,6 +13,7 @@ import lzma
 import os
 import zlib
 from collections.abc import Generator
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -27,6 +28,7 @@ from .source import EdgeSource
  INFINITE_WEIGHT) = range(8)
 
 _NL, _CR, _SPACE, _TAB, _COMMA, _HASH, _PERCENT, _MINUS, _PLUS, _DOT = b"\n\r \t,#%-+."
+_NL_BYTE = np.uint8(_NL)
 _MAX_ID = 2**63 - 1
 _MIN_PART_BYTES = 1 << 16  # smaller blocks are parsed by one thread
 _POW10 = np.array([10.0**k for k in range(23)])  # exact in float64
@@ -299,9 +301,10 @@ def _split_lines(buf, n, parts):
         cuts[p] = j
     newlines = np.zeros(parts, np.int64)
     for p in prange(parts):
+        part = buf[cuts[p] : cuts[p + 1]]  # a slice and a uint8 constant: LLVM vectorizes this
         c = 0
-        for j in range(cuts[p], cuts[p + 1]):
-            c += buf[j] == _NL
+        for j in range(part.size):
+            c += part[j] == _NL_BYTE
         newlines[p] = c
     return cuts, newlines
 
@@ -374,6 +377,27 @@ def _message(code: int, column: int, token: str, ncols: int, id_range: str) -> s
     return f"weight {token} is infinite (or too large for float32)"
 
 
+def _read_lines(inp: Input, carry: np.ndarray, size: int) -> tuple[np.ndarray, int, int, bool]:
+    """A new buffer holding `carry` and then at least `size` bytes more from `inp`.
+
+    Returns (buffer, end of its last whole line, bytes in it, end of input reached); at the end
+    of the input the last line counts as whole even without a line end.
+    """
+    buf = np.empty(len(carry) + size, np.uint8)
+    buf[: len(carry)] = carry
+    n = len(carry)
+    while True:
+        view = memoryview(buf)
+        while n < len(buf) and (got := inp.readinto(view[n:])):
+            n += got
+        if n < len(buf):
+            return buf, n, n, True
+        end = _end_of_last_line(buf, n)
+        if end:
+            return buf, end, n, False
+        buf = np.concatenate([buf, np.empty_like(buf)])  # one line longer than the buffer
+
+
 def parse_lines(
     inp: Input,
     *,
@@ -388,51 +412,43 @@ def parse_lines(
     """Yield the edges of every line left in `inp`; return the file's line and edge counts.
 
     Valid ids are [lo, hi) and are shifted down by lo; `id_range` says so in error messages.
-    `first_line` is how many lines the caller already read.
+    `first_line` is how many lines the caller already read. A thread reads (and decompresses,
+    and hashes) the next block while Numba parses this one: all of them release the GIL.
     """
-    buf = np.empty(read_bytes, np.uint8)
-    held = 0  # bytes carried over from the last block: a line not yet complete
     lines = first_line
     edges = 0
-    while True:
-        view = memoryview(buf)
-        n = held
-        while n < len(buf) and (got := inp.readinto(view[n:])):
-            n += got
-        eof = n < len(buf)
-        end = n if eof else _end_of_last_line(buf, n)
-        if end == 0 and not eof:  # one line longer than the buffer
-            buf = np.concatenate([buf, np.empty_like(buf)])
-            held = n
-            continue
-        parts = max(1, min(numba.get_num_threads(), end // _MIN_PART_BYTES))
-        cuts, newlines = _split_lines(buf, end, parts)
-        unterminated = int(end > 0 and buf[end - 1] != _NL)  # only ever the file's last line
-        offsets = np.zeros(parts + 1, np.int64)
-        offsets[1:] = np.cumsum(newlines)
-        offsets[-1] += unterminated
-        # Room for one edge per line, allocated by NumPy: it asks for huge pages, Numba does not
-        src, dst = np.empty(offsets[-1], np.uint64), np.empty(offsets[-1], np.uint64)
-        w = np.empty(offsets[-1] if ncols == 3 else 0, np.float32)
-        result = _parse_parts(buf, cuts, ncols, lo, min(hi, _MAX_ID), src, dst, w, offsets)
-        for p in range(parts):
-            count, code, line, start, stop, column = (int(x) for x in result[p])
-            if code != OK:
-                token = bytes(buf[start:stop]).decode("utf-8", "replace")
-                raise InputError(
-                    _message(code, column, token, ncols, id_range),
-                    file=inp.name,
-                    line=lines + int(newlines[:p].sum()) + line + 1,
-                )
-            for a in range(offsets[p], offsets[p] + count, block_edges):
-                b = min(a + block_edges, offsets[p] + count)
-                yield EdgeBlock(src[a:b], dst[a:b], w[a:b] if ncols == 3 else None)
-        lines += int(newlines.sum())
-        edges += int(result[:, 0].sum())
-        if eof:
-            return lines + unterminated, edges
-        held = n - end
-        buf[:held] = buf[end:n]
+    with ThreadPoolExecutor(1) as reader:
+        pending = reader.submit(_read_lines, inp, np.empty(0, np.uint8), read_bytes)
+        eof = False
+        while not eof:
+            buf, end, n, eof = pending.result()
+            if not eof:
+                pending = reader.submit(_read_lines, inp, buf[end:n], read_bytes)
+            parts = max(1, min(numba.get_num_threads(), end // _MIN_PART_BYTES))
+            cuts, newlines = _split_lines(buf, end, parts)
+            unterminated = int(end > 0 and buf[end - 1] != _NL)  # only ever the file's last line
+            offsets = np.zeros(parts + 1, np.int64)
+            offsets[1:] = np.cumsum(newlines)
+            offsets[-1] += unterminated
+            # Room for one edge per line, allocated by NumPy: it asks for huge pages, Numba does not
+            src, dst = np.empty(offsets[-1], np.uint64), np.empty(offsets[-1], np.uint64)
+            w = np.empty(offsets[-1] if ncols == 3 else 0, np.float32)
+            result = _parse_parts(buf, cuts, ncols, lo, min(hi, _MAX_ID), src, dst, w, offsets)
+            for p in range(parts):
+                count, code, line, start, stop, column = (int(x) for x in result[p])
+                if code != OK:
+                    token = bytes(buf[start:stop]).decode("utf-8", "replace")
+                    raise InputError(
+                        _message(code, column, token, ncols, id_range),
+                        file=inp.name,
+                        line=lines + int(newlines[:p].sum()) + line + 1,
+                    )
+                for a in range(offsets[p], offsets[p] + count, block_edges):
+                    b = min(a + block_edges, offsets[p] + count)
+                    yield EdgeBlock(src[a:b], dst[a:b], w[a:b] if ncols == 3 else None)
+            lines += int(newlines.sum()) + unterminated
+            edges += int(result[:, 0].sum())
+    return lines, edges
 
 
 def _sniff_columns(path: str | os.PathLike) -> int:
