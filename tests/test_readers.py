@@ -283,6 +283,9 @@ def test_parquet_float_ids_and_missing_pyarrow(tmp_path, monkeypatch):
     pq.write_table(pa.table({"src": [0.0], "dst": [1.0]}), path)
     with pytest.raises(InputError, match=r"file\.parquet: column 'src' holds double"):
         parquet_source(path, id_limit=LIMIT)
+    path.write_bytes(b"src,dst\n0,1\n")
+    with pytest.raises(InputError, match=r"file\.parquet: not a Parquet file"):
+        open_source(path, id_limit=LIMIT)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(ImportError, match=r"pip install 'graphtier\[parquet\]'"):
         parquet_source(path, id_limit=LIMIT)

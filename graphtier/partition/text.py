@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..errors import InputError
 from .blocks import EdgeBlock
@@ -235,7 +235,7 @@ def _parse_weight(buf, j, b):
     return v, j, OK
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _parse_range(buf, a, b, ncols, lo, hi, src, dst, w, k):
     """Parse the lines of buf[a:b] into src/dst/w from index k, ids shifted down by lo.
 
@@ -288,9 +288,9 @@ def _parse_range(buf, a, b, ncols, lo, hi, src, dst, w, k):
     return k - k0, OK, 0, 0, 0, 0
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _split_lines(buf, n, parts):
-    """Cut buf[:n] (whole lines) into `parts` line-aligned ranges; count each one's line ends."""
+@njit(cache=True)
+def _line_cuts(buf, n, parts):
+    """`parts` + 1 line starts that cut buf[:n] (whole lines) into ranges of similar size."""
     cuts = np.empty(parts + 1, np.int64)
     cuts[0] = 0
     cuts[parts] = n
@@ -299,26 +299,17 @@ def _split_lines(buf, n, parts):
         while j < n and buf[j - 1] != _NL:
             j += 1
         cuts[p] = j
-    newlines = np.zeros(parts, np.int64)
-    for p in prange(parts):
-        part = buf[cuts[p] : cuts[p + 1]]  # a slice and a uint8 constant: LLVM vectorizes this
-        c = 0
-        for j in range(part.size):
-            c += part[j] == _NL_BYTE
-        newlines[p] = c
-    return cuts, newlines
+    return cuts
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _parse_parts(buf, cuts, ncols, lo, hi, src, dst, w, offsets):
-    """Parse every range at once, range p from offsets[p]; one row of _parse_range results each."""
-    parts = len(cuts) - 1
-    result = np.zeros((parts, 6), np.int64)
-    for p in prange(parts):
-        r = _parse_range(buf, cuts[p], cuts[p + 1], ncols, lo, hi, src, dst, w, offsets[p])
-        for q in range(6):
-            result[p, q] = r[q]
-    return result
+@njit(cache=True, nogil=True)
+def _count_lines(buf, a, b):
+    """Line ends in buf[a:b]."""
+    part = buf[a:b]  # a slice and a uint8 constant: LLVM vectorizes this loop
+    c = 0
+    for j in range(part.size):
+        c += part[j] == _NL_BYTE
+    return c
 
 
 @njit(cache=True)
@@ -398,6 +389,43 @@ def _read_lines(inp: Input, carry: np.ndarray, size: int) -> tuple[np.ndarray, i
         buf = np.concatenate([buf, np.empty_like(buf)])  # one line longer than the buffer
 
 
+def _parse_buffer(
+    buf: np.ndarray,
+    end: int,
+    ncols: int,
+    lo: int,
+    hi: int,
+    workers: ThreadPoolExecutor,
+    threads: int,
+) -> tuple:
+    """Parse the whole lines of buf[:end], in line-aligned ranges on `threads` worker threads.
+
+    Returns (src, dst, w, offsets, newlines, result): range p found result[p][0] edges, at
+    offsets[p] of src/dst/w, and has newlines[p] line ends. The Numba functions release the
+    GIL, so plain threads run them in parallel.
+    """
+    parts = max(1, min(threads, end // _MIN_PART_BYTES))
+    cuts = _line_cuts(buf, end, parts)
+    run = map if parts == 1 else workers.map
+    newlines = np.fromiter(run(_count_lines, [buf] * parts, cuts[:-1], cuts[1:]), np.int64)
+    offsets = np.zeros(parts + 1, np.int64)
+    offsets[1:] = np.cumsum(newlines)
+    offsets[-1] += end > 0 and buf[end - 1] != _NL  # the file's last line, with no line end
+    # Room for one edge per line, allocated by NumPy: it asks for huge pages, Numba does not
+    src, dst = np.empty(offsets[-1], np.uint64), np.empty(offsets[-1], np.uint64)
+    w = np.empty(offsets[-1] if ncols == 3 else 0, np.float32)
+    hi = min(hi, _MAX_ID)
+    result = list(
+        run(
+            lambda a, b, k: _parse_range(buf, a, b, ncols, lo, hi, src, dst, w, k),
+            cuts[:-1],
+            cuts[1:],
+            offsets[:-1],
+        )
+    )
+    return src, dst, w, offsets, newlines, result
+
+
 def parse_lines(
     inp: Input,
     *,
@@ -417,25 +445,18 @@ def parse_lines(
     """
     lines = first_line
     edges = 0
-    with ThreadPoolExecutor(1) as reader:
+    threads = numba.get_num_threads()
+    with ThreadPoolExecutor(1) as reader, ThreadPoolExecutor(threads) as workers:
         pending = reader.submit(_read_lines, inp, np.empty(0, np.uint8), read_bytes)
         eof = False
         while not eof:
             buf, end, n, eof = pending.result()
             if not eof:
                 pending = reader.submit(_read_lines, inp, buf[end:n], read_bytes)
-            parts = max(1, min(numba.get_num_threads(), end // _MIN_PART_BYTES))
-            cuts, newlines = _split_lines(buf, end, parts)
-            unterminated = int(end > 0 and buf[end - 1] != _NL)  # only ever the file's last line
-            offsets = np.zeros(parts + 1, np.int64)
-            offsets[1:] = np.cumsum(newlines)
-            offsets[-1] += unterminated
-            # Room for one edge per line, allocated by NumPy: it asks for huge pages, Numba does not
-            src, dst = np.empty(offsets[-1], np.uint64), np.empty(offsets[-1], np.uint64)
-            w = np.empty(offsets[-1] if ncols == 3 else 0, np.float32)
-            result = _parse_parts(buf, cuts, ncols, lo, min(hi, _MAX_ID), src, dst, w, offsets)
-            for p in range(parts):
-                count, code, line, start, stop, column = (int(x) for x in result[p])
+            src, dst, w, offsets, newlines, result = _parse_buffer(
+                buf, end, ncols, lo, hi, workers, threads
+            )
+            for p, (count, code, line, start, stop, column) in enumerate(result):
                 if code != OK:
                     token = bytes(buf[start:stop]).decode("utf-8", "replace")
                     raise InputError(
@@ -446,8 +467,8 @@ def parse_lines(
                 for a in range(offsets[p], offsets[p] + count, block_edges):
                     b = min(a + block_edges, offsets[p] + count)
                     yield EdgeBlock(src[a:b], dst[a:b], w[a:b] if ncols == 3 else None)
-            lines += int(newlines.sum()) + unterminated
-            edges += int(result[:, 0].sum())
+            lines += int(offsets[-1])  # one per line, ended or not
+            edges += sum(r[0] for r in result)
     return lines, edges
 
 
@@ -485,6 +506,7 @@ def text_source(
     """
     name = str(path)
     ncols = _sniff_columns(path)
+    limit = min(id_limit, _MAX_ID)  # the parser works in int64
     provenance = {"source": name, "kind": "text"}
 
     def blocks():
@@ -493,8 +515,8 @@ def text_source(
                 inp,
                 ncols=ncols,
                 lo=0,
-                hi=id_limit,
-                id_range=f"[0, {id_limit})",
+                hi=limit,
+                id_range=f"[0, {limit})",
                 block_edges=block_edges,
                 read_bytes=read_bytes,
             )
