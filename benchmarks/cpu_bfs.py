@@ -76,7 +76,7 @@ def main() -> None:
     import numba
 
     meta = {"command": " ".join(sys.argv), "numba_threads": numba.get_num_threads(), "machine": machine_info()}
-    json_path, md_path = write_results("cpu_bfs", rows, meta)
+    json_path, md_path = write_results(f"cpu_bfs-{numba.get_num_threads()}threads", rows, meta)
     print_table(rows)
     print(f"\nwrote {json_path} and {md_path}")
 

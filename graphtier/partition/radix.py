@@ -38,20 +38,23 @@ def _pass(src, dst, wsrc, wdst, shift, digit_bits, has_w, nthreads):
             counts[t, d] = j + 1
 
 
-def radix_sort(keys: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Sorted copies of ``keys`` (uint64) and, carried along stably, ``weights``."""
+def radix_sort(keys: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """Sort ``keys`` (uint64) in place, carrying ``weights`` along stably; one scratch copy."""
     n = len(keys)
     if n == 0:
-        return keys.copy(), None if weights is None else weights.copy()
+        return
     bits = int(keys.max()).bit_length()
     passes = max(1, -(-bits // 10))  # 10-bit digits keep the scatter targets in cache
     digit_bits = max(1, -(-bits // passes))
     has_w = weights is not None
-    a, b = keys.copy(), np.empty_like(keys)
-    wa = weights.copy() if has_w else np.empty(0, np.float32)
+    a, b = keys, np.empty_like(keys)
+    wa = weights if has_w else np.empty(0, np.float32)
     wb = np.empty_like(wa)
     nthreads = numba.get_num_threads()
     for p in range(passes):
         _pass(a, b, wa, wb, p * digit_bits, digit_bits, has_w, nthreads)
         a, b, wa, wb = b, a, wb, wa
-    return a, (wa if has_w else None)
+    if a is not keys:
+        keys[:] = a
+        if has_w:
+            weights[:] = wa

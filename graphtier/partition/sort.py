@@ -52,7 +52,7 @@ class ExternalSorter:
     """Accumulate edges with ``add``; iterate to get sorted, optionally deduplicated key blocks."""
 
     def __init__(self, *, memory_budget: int, spill_dir: Path, weighted: bool, dedup: bool, block_edges: int = 1 << 22):
-        per_edge = 36 if weighted else 24  # the buffer, plus the radix sort's copy and scratch
+        per_edge = 24 if weighted else 16  # the buffer and the radix sort's scratch
         self.capacity = max(1 << 12, memory_budget // per_edge)
         self.spill_dir = Path(tempfile.mkdtemp(prefix="runs-", dir=spill_dir))
         self.weighted, self.dedup, self.block_edges = weighted, dedup, block_edges
@@ -81,7 +81,8 @@ class ExternalSorter:
         self.n_added += len(keys)
 
     def _sorted_buffer(self) -> tuple[np.ndarray, np.ndarray | None]:
-        keys, w = radix_sort(self._keys[: self._n], self._w[: self._n] if self.weighted else None)
+        keys, w = self._keys[: self._n], (self._w[: self._n] if self.weighted else None)
+        radix_sort(keys, w)
         self._n = 0
         return self._compact(keys, w, NONE)
 
@@ -95,12 +96,12 @@ class ExternalSorter:
     def _spill(self) -> None:
         keys, w = self._sorted_buffer()
         i = len(self._runs)
-        kpath = self.spill_dir / f"run{i:05d}.keys.npy"
-        np.save(kpath, keys)
+        kpath = self.spill_dir / f"run{i:05d}.keys"
+        keys.tofile(kpath)
         wpath = None
         if w is not None:
-            wpath = self.spill_dir / f"run{i:05d}.weights.npy"
-            np.save(wpath, w)
+            wpath = self.spill_dir / f"run{i:05d}.weights"
+            w.tofile(wpath)
         self._runs.append((kpath, wpath))
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
@@ -115,27 +116,50 @@ class ExternalSorter:
         yield from self._merge()
 
     def _merge(self) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
-        runs = [(np.load(k, mmap_mode="r"), np.load(w, mmap_mode="r") if w else None) for k, w in self._runs]
+        # Runs are read in windows with plain reads: mapped pages would count against the budget.
+        runs = [_Run(k, w) for k, w in self._runs]
         window = max(1 << 8, self.capacity // (2 * len(runs)))
-        pos = [0] * len(runs)
         last = NONE
-        while True:
-            live = [i for i, (k, _) in enumerate(runs) if pos[i] < len(k)]
-            if not live:
-                return
+        while live := [r for r in runs if not r.done]:
             # Everything up to the smallest window end is final: no run can still produce a smaller key.
-            bound = min(int(runs[i][0][min(pos[i] + window, len(runs[i][0])) - 1]) for i in live)
-            parts, wparts = [], []
-            for i in live:
-                k, w = runs[i]
-                # Search the whole rest of the run: copies of ``bound`` past the window belong here too.
-                end = pos[i] + int(np.searchsorted(k[pos[i] :], np.uint64(bound), side="right"))
-                parts.append(k[pos[i] : end])
-                if w is not None:
-                    wparts.append(w[pos[i] : end])
-                pos[i] = end
-            keys, w = radix_sort(np.concatenate(parts), np.concatenate(wparts) if self.weighted else None)
+            bound = min(r.peek(window)[-1] for r in live)
+            taken = [r.take_through(bound, window) for r in live]
+            keys = np.concatenate([k for k, _ in taken])
+            w = np.concatenate([w for _, w in taken]) if self.weighted else None
+            radix_sort(keys, w)
             keys, w = self._compact(keys, w, last)
             if len(keys):
                 last = keys[-1]
                 yield keys, w
+
+
+class _Run:
+    """A sorted run on disk, consumed front to back."""
+
+    def __init__(self, keys: Path, weights: Path | None):
+        self.keys, self.weights = keys, weights
+        self.length = keys.stat().st_size // 8
+        self.pos = 0
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= self.length
+
+    def peek(self, count: int) -> np.ndarray:
+        return np.fromfile(self.keys, np.uint64, count=min(count, self.length - self.pos), offset=8 * self.pos)
+
+    def take_through(self, bound: int, window: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Every remaining key <= ``bound`` (copies of ``bound`` may run past one window)."""
+        end = self.pos
+        while end < self.length:
+            part = np.fromfile(self.keys, np.uint64, count=min(window, self.length - end), offset=8 * end)
+            stop = int(np.searchsorted(part, bound, side="right"))
+            end += stop
+            if stop < len(part):
+                break
+        keys = np.fromfile(self.keys, np.uint64, count=end - self.pos, offset=8 * self.pos)
+        w = None
+        if self.weights is not None:
+            w = np.fromfile(self.weights, np.float32, count=end - self.pos, offset=4 * self.pos)
+        self.pos = end
+        return keys, w

@@ -34,7 +34,7 @@ def _bvgraph(basename: Path, id_limit: int, block_edges: int) -> EdgeSource:
     return bvgraph_source(str(basename), id_limit=id_limit, block_edges=block_edges)
 
 
-def _open_path(path: Path, id_limit: int, block_edges: int) -> EdgeSource:
+def _open_path(path: Path, id_limit: int, block_edges: int, read_bytes: int) -> EdgeSource:
     if path.suffix == ".graph" and path.exists():
         return _bvgraph(path.with_suffix(""), id_limit, block_edges)
     if not path.exists():
@@ -47,20 +47,21 @@ def _open_path(path: Path, id_limit: int, block_edges: int) -> EdgeSource:
     if name.endswith((".parquet", ".pq")):
         return parquet_source(path, id_limit=id_limit, block_edges=block_edges)
     if name.endswith((".mtx", ".mm")) or _is_matrixmarket(path):
-        return matrixmarket_source(path, id_limit=id_limit, block_edges=block_edges)
-    return text_source(path, id_limit=id_limit, block_edges=block_edges)
+        return matrixmarket_source(path, id_limit=id_limit, block_edges=block_edges, read_bytes=read_bytes)
+    return text_source(path, id_limit=id_limit, block_edges=block_edges, read_bytes=read_bytes)
 
 
-def open_source(source: object, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
+def open_source(source: object, *, id_limit: int, block_edges: int = 1 << 22, read_bytes: int = 64 << 20) -> EdgeSource:
     """Dispatch `source` to its reader; every vertex id must be below `id_limit`.
 
+    `read_bytes` sizes the byte blocks of text inputs (about five are in flight at once).
     Paths are told apart by suffix, then by content (a MatrixMarket banner); anything else
     is read as a text edge list.
     """
     if isinstance(source, EdgeSource):
         return source
     if isinstance(source, (str, os.PathLike)):
-        return _open_path(Path(source), id_limit, block_edges)
+        return _open_path(Path(source), id_limit, block_edges, read_bytes)
     if isinstance(source, np.ndarray):
         return array_source(source, id_limit=id_limit, block_edges=block_edges)
     # An object of an optional library exists only if that library is loaded: never import one.
