@@ -71,7 +71,7 @@ def main() -> None:
         }
     ]
     meta = {"command": " ".join(sys.argv), "generate_text_seconds": t_write, "machine": machine_info()}
-    json_path, md_path = write_results("convert", rows, meta)
+    json_path, md_path = write_results(f"convert-{args.memory_budget}", rows, meta)
     print_table(rows)
     print(f"\nwrote {json_path} and {md_path}")
 

@@ -105,15 +105,16 @@ class ExternalSorter:
         self._runs.append((kpath, wpath))
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
-        if not self._runs:
-            keys, w = self._sorted_buffer()
+        if self._runs:
+            if self._n:
+                self._spill()
+            self._keys = self._w = None  # the merge below has the budget to itself
+            sorted_parts = self._merge()
+        else:
+            sorted_parts = iter([self._sorted_buffer()])
+        for keys, w in sorted_parts:
             for i in range(0, len(keys), self.block_edges):
                 yield keys[i : i + self.block_edges], (w[i : i + self.block_edges] if w is not None else None)
-            return
-        if self._n:
-            self._spill()
-        self._keys = self._w = None  # the merge below has the budget to itself
-        yield from self._merge()
 
     def _merge(self) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
         # Runs are read in windows with plain reads: mapped pages would count against the budget.
