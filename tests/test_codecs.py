@@ -106,7 +106,8 @@ def test_corrupt_bytes_raise_never_crash():
 def test_check_rejects_ids_beyond_the_graph():
     rows = np.array([[0, 1], [1, 900]], np.uint32)
     buf = CsrCodec().encode(rows)
-    CsrCodec().check(buf, 901)
+    header, offsets = CsrCodec().check(buf, 901)
+    assert header.n_edges == 2 and offsets.tolist() == [0, 1, 2]
     with pytest.raises(CorruptChunkError, match="vertex id"):
         CsrCodec().check(buf, 900)
 

@@ -68,12 +68,16 @@ class GraphChunkCodec(Codec):
         rows[:, 1] = dst
         return rows
 
-    def check(self, buf, n_vertices: int) -> ChunkHeader:
-        """Validate a chunk before a kernel traverses it: well formed and every id below ``n_vertices``."""
-        header, _, dst = self._lists(buf)
+    def check(self, buf, n_vertices: int) -> tuple[ChunkHeader, np.ndarray]:
+        """Validate a chunk before a kernel traverses it: well formed, every id below ``n_vertices``.
+
+        Returns the header and the sub-list offsets, which the caller checks against ``indptr``:
+        a kernel decoding one sub-list then finds exactly the edges ``indptr`` promises.
+        """
+        header, offsets, dst = self._lists(buf)
         if header.n_edges and (header.last_src >= n_vertices or int(dst.max()) >= n_vertices):
             raise CorruptChunkError(f"chunk holds a vertex id at or above the graph's {n_vertices} vertices")
-        return header
+        return header, offsets
 
     def _lists(self, buf) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
         data = ensure_contiguous_ndarray(buf).view(np.uint8).ravel()

@@ -65,7 +65,7 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
     fwd = graph.resident()
     optimize = direction == "auto" and graph.has_reverse and not graph.directed
     rev = graph.resident(reverse=True) if direction == "pull" or optimize else None
-    neighbors = NEIGHBORS[graph.format]
+    neighbors, word = NEIGHBORS[graph.format]
     scratch = ops.scratch_for(graph.chunk_edges, graph.id_dtype)
     n = graph.n_vertices
 
@@ -100,13 +100,13 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
             in_frontier[frontier] = True
             todo = candidates[: ops.filter(all_vertices, unvisited, (dist,), candidates)]
             done = np.zeros(len(todo), np.bool_)
-            ops.advance_pull(todo, rev.indptr, rev.words, rev.table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
+            ops.advance_pull(todo, rev.indptr, rev.words(word), rev.table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
             found = todo[done]
             queue[b : b + len(found)] = found
             in_frontier[frontier] = False
             n_next = len(found)
         else:
-            n_next = ops.advance(frontier, fwd.indptr, fwd.words, fwd.table, fwd.chunk_edges, neighbors, visit, (dist, parent, in_frontier), queue[b:], scratch)
+            n_next = ops.advance(frontier, fwd.indptr, fwd.words(word), fwd.table, fwd.chunk_edges, neighbors, visit, (dist, parent, in_frontier), queue[b:], scratch)
         levels.append({**level, "direction": "pull" if pulling else "push", "seconds": time.perf_counter() - started})
         a, b = b, b + n_next
     seconds = time.perf_counter() - t0

@@ -29,10 +29,9 @@ class ResidentGraph:
     format: str
     id_dtype: np.dtype
 
-    @property
-    def words(self) -> np.ndarray:
-        """The arena as id-sized words, the view ``csr`` kernels read destinations from."""
-        return self.arena.view(self.id_dtype)
+    def words(self, dtype: np.dtype | None = None) -> np.ndarray:
+        """The arena as words of ``dtype`` (default: the id width), the view a format's kernel reads."""
+        return self.arena.view(self.id_dtype if dtype is None else dtype)
 
     @property
     def nbytes(self) -> int:
@@ -48,7 +47,8 @@ def expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int,
     return hi - lo, first, last
 
 
-def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, indptr: np.ndarray, chunk_edges: int, id_dtype: np.dtype) -> None:
+def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndarray, indptr: np.ndarray, chunk_edges: int, id_dtype: np.dtype) -> None:
+    """The chunk must hold exactly the sub-lists ``indptr`` assigns to it."""
     n, first, last = expected_sources(indptr, c, chunk_edges)
     if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != id_dtype.itemsize:
         raise CorruptChunkError(
@@ -57,6 +57,10 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, indptr: np.ndarr
             array=store.name,
             chunk=c,
         )
+    start = c * chunk_edges
+    expected = np.clip(indptr[first : last + 2], start, start + n) - start if n else np.zeros(1, np.int64)
+    if not np.array_equal(offsets, expected):
+        raise CorruptChunkError("sub-list lengths disagree with indptr", array=store.name, chunk=c)
 
 
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ResidentGraph:
@@ -67,10 +71,10 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
     headers = []
     for c, blob in enumerate(blobs):
         try:
-            h = codec.check(blob, n_vertices)
+            h, offsets = codec.check(blob, n_vertices)
         except CorruptChunkError as e:
             raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
-        check_chunk(store, c, h, indptr, chunk_edges, id_dtype)
+        check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
         headers.append(h)
         offset += pad8(len(blob))

@@ -1,8 +1,10 @@
-"""Per-format neighbour access on the CPU: the only code that knows a chunk's payload layout.
+"""Per-format neighbour access on the CPU: the only kernel code that knows a payload layout.
 
 Each ``*_neighbors(words, table, c, v, lo, hi, scratch)`` returns the destinations of source ``v``
 held by chunk ``c`` at chunk-local edge positions ``lo:hi``, read from the encoded arena in place
-(a view for ``csr``; later formats decode one sub-list into ``scratch``).
+(a view for ``csr``; compressed formats decode that one sub-list into ``scratch``). ``words`` is
+the arena viewed as the format's word type, given beside each function in ``NEIGHBORS`` (None:
+the id width). Chunks were validated before: a sub-list decodes to exactly ``hi - lo`` ids.
 """
 
 from __future__ import annotations
@@ -18,4 +20,4 @@ def csr_neighbors(words, table, c, v, lo, hi, scratch):
     return words[base + lo : base + hi]
 
 
-NEIGHBORS = {"csr": csr_neighbors}
+NEIGHBORS = {"csr": (csr_neighbors, None)}
