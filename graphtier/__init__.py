@@ -6,7 +6,7 @@
 """
 
 from ._version import __version__
-from .engine import BFSResult, BFSValidationError, Graph, bfs, build, open, validate_bfs_tree
+from .engine import BFSResult, BFSValidationError, Graph, bfs, build, open, recode, validate_bfs_tree
 from .errors import CorruptChunkError, GraphtierError, InputError, StoreError
 from .partition import generators
 
@@ -23,5 +23,6 @@ __all__ = [
     "build",
     "generators",
     "open",
+    "recode",
     "validate_bfs_tree",
 ]

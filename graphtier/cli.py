@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, info, bfs and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, bfs and demo.
 
 Exit codes: 0 success, 2 bad arguments, 3 bad input data, 4 a store that is missing, exists
 already, or is corrupt, 130 interrupted.
@@ -62,6 +62,7 @@ def _build(args, source, store):
         drop_self_loops=args.drop_self_loops,
         dedup=not args.keep_duplicates,
         relabel=args.relabel,
+        order=args.order,
         memory_budget=args.memory_budget,
         reverse=args.reverse,
         overwrite=args.overwrite,
@@ -81,6 +82,14 @@ def cmd_convert(args) -> None:
         f"{g}\nbuilt in {seconds:.2f} s ({rate / 1e6:.1f} M input edges/s), "
         f"{info['bits_per_edge']['total']:.2f} bits per edge in all",
     )
+
+
+def cmd_recode(args) -> None:
+    t = time.perf_counter()
+    g = gt.recode(args.source, args.store, format=args.format, chunk_edges=args.chunk_edges, overwrite=args.overwrite)
+    seconds = time.perf_counter() - t
+    info = g.info()
+    _emit(args, {**info, "seconds": seconds}, f"{g}\nrecoded in {seconds:.2f} s, {info['bits_per_edge']['total']:.2f} bits per edge in all")
 
 
 def cmd_info(args) -> None:
@@ -155,6 +164,8 @@ def cmd_demo(args) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .partition.order import ORDERS
+
     p = argparse.ArgumentParser(prog="graphtier", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"graphtier {gt.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -183,9 +194,17 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--drop-self-loops", action="store_true")
     conv.add_argument("--keep-duplicates", action="store_true", help="do not remove repeated edges")
     conv.add_argument("--relabel", action="store_true", help="map arbitrary 64-bit ids to dense ids (kept in perm)")
+    conv.add_argument("--order", default="natural", choices=list(ORDERS), help="renumber vertices for locality (default natural)")
     conv.add_argument("--memory-budget", default=None, help="memory for sorting, e.g. 2GiB (default: a quarter of RAM, at most 8 GiB)")
     conv.add_argument("--reverse", action="store_true", help="also store the transposed graph (enables pull BFS)")
     conv.add_argument("--overwrite", action="store_true", help="replace an existing store")
+
+    rec = command("recode", cmd_recode, "copy a store into another format or chunk size, chunk by chunk")
+    rec.add_argument("source", help="existing store")
+    rec.add_argument("store", help="new store")
+    rec.add_argument("--format", default=None, choices=list(FORMATS), help="default: the source's")
+    rec.add_argument("--chunk-edges", type=int, default=None, help="default: the source's")
+    rec.add_argument("--overwrite", action="store_true", help="replace an existing store")
 
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")
     info.add_argument("store")

@@ -160,8 +160,9 @@ def create_weights(group: zarr.Group, *, chunk_edges: int) -> zarr.Array:
     )
 
 
-def write_monotone(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array:
-    """indptr and perm: delta then zstd, which turns sorted offsets into small repeated gaps."""
+def write_vector(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array:
+    """indptr and perm: delta then zstd, which shrinks sorted offsets to small gaps (and stays
+    lossless for any uint64 sequence: the differences wrap)."""
     from zarr.codecs.numcodecs import Delta
 
     values = np.ascontiguousarray(values, np.uint64)

@@ -122,4 +122,10 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
         "per_level": levels,
         "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None else 0),
     }
-    return BFSResult(source=source, distances=dist, parents=parent, stats=stats, ids=graph.perm)
+    return BFSResult(
+        source=source,
+        distances=graph.to_original(dist),
+        parents=graph.refs_to_original(graph.to_original(parent)),
+        stats=stats,
+        ids=graph.ids,
+    )

@@ -14,7 +14,7 @@ from dask.utils import parse_bytes
 from .._version import __version__
 from .. import store as schema
 from ..codecs import FORMATS
-from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, partition
+from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
 from .graph import Graph
 from .graph import open as open_graph
@@ -36,6 +36,7 @@ def build(
     drop_self_loops: bool = False,
     dedup: bool = True,
     relabel: bool = False,
+    order: str = "natural",
     memory_budget: int | str | None = None,
     reverse: bool = False,
     overwrite: bool = False,
@@ -48,11 +49,17 @@ def build(
     the edge data in flight: three quarters for the sort (larger inputs are sorted in runs on disk
     beside the store), the rest for input blocks and chunk writes. It does not count the
     interpreter and libraries (about 130 MB) or 16 bytes per vertex for degrees and ``indptr``.
-    ``reverse`` also stores the transposed graph (for pull traversals). The store appears only
-    once it is complete.
+    ``order`` renumbers the vertices for locality ("natural", "degree", "bfs", "rcm", "llp");
+    results are still reported in the input's ids. ``reverse`` also stores the transposed graph
+    (for pull traversals). The store appears only once it is complete.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    if order != "natural":
+        from ..partition.order import ORDERS
+
+        if order not in ORDERS:
+            raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
     if not 1 <= chunk_edges <= (1 << 31):
         raise ValueError(f"chunk_edges must be in [1, 2**31], got {chunk_edges}")
     budget = default_memory_budget() if memory_budget is None else parse_bytes(memory_budget)
@@ -72,6 +79,8 @@ def build(
             relabel=relabel,
             progress=progress,
         )
+        if order != "natural":
+            part = reorder(part, order, spill_dir=scratch, memory_budget=budget)
         dtype = schema.id_dtype(part.n_vertices)
         layout = dict(fmt=format, chunk_edges=chunk_edges, dtype=dtype, weighted=part.weighted, n_vertices=part.n_vertices)
         transposer = Transposer(spill_dir=scratch, memory_budget=budget, weighted=part.weighted) if reverse else None
@@ -80,7 +89,7 @@ def build(
             rev = group.create_group(schema.REVERSE)
             rev.attrs.update(write_adjacency(rev, transposer.edges(), **layout))
         if part.perm is not None:
-            schema.write_monotone(group, schema.PERM, part.perm)
+            schema.write_vector(group, schema.PERM, part.perm)
         group.attrs.update(
             {
                 "graphtier_schema": schema.SCHEMA_VERSION,
@@ -90,7 +99,8 @@ def build(
                 "format": format,
                 "codec": {},
                 "chunk_edges": chunk_edges,
-                "vertex_order": "relabel" if relabel else "natural",
+                "vertex_order": order,
+                "relabelled": relabel,
                 "id_dtype": dtype.name,
                 **forward,
                 "build": {
@@ -103,6 +113,49 @@ def build(
             }
         )
     return open_graph(store)
+
+
+def recode(
+    source: str | os.PathLike | Graph,
+    store: str | os.PathLike,
+    *,
+    format: str | None = None,
+    chunk_edges: int | None = None,
+    overwrite: bool = False,
+) -> Graph:
+    """Copy a store into another format or chunk size, a few chunks at a time (bounded memory).
+
+    Rows come out of the old store already sorted, so nothing is sorted again; ``indptr``,
+    ``perm``, the reverse graph and the build facts carry over.
+    """
+    old = source if isinstance(source, Graph) else open_graph(source)
+    format = format or old.format
+    chunk_edges = chunk_edges or old.chunk_edges
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
+    layout = dict(fmt=format, chunk_edges=chunk_edges, dtype=old.id_dtype, weighted=old.weighted, n_vertices=old.n_vertices)
+    with schema.staged_store(store, overwrite=overwrite) as group:
+        facts = _copy_adjacency(old.group, group, layout)
+        if old.has_reverse:
+            rev = group.create_group(schema.REVERSE)
+            rev.attrs.update(_copy_adjacency(old.group[schema.REVERSE], rev, layout))
+        if old.perm is not None:
+            schema.write_vector(group, schema.PERM, old.perm)
+        group.attrs.update({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
+    return open_graph(store)
+
+
+def _copy_adjacency(src: zarr.Group, dst: zarr.Group, layout: dict) -> dict:
+    rows = src[schema.ADJ]
+    weights = src[schema.WEIGHTS] if schema.WEIGHTS in src else None
+    step = rows.chunks[0] * 4  # a few source chunks in memory at a time
+
+    def blocks() -> Iterator[Edges]:
+        for i in range(0, rows.shape[0], step):
+            block = rows[i : i + step]
+            yield block[:, 0], block[:, 1], (weights[i : i + step] if weights is not None else None)
+
+    return write_adjacency(dst, blocks(), **{**layout, "weighted": weights is not None})
 
 
 def write_adjacency(
@@ -121,16 +174,13 @@ def write_adjacency(
     degrees = np.zeros(n_vertices, np.int64)
     for src, dst, w in edges:
         writer.append(src, dst, w)
-        if len(src):
-            lo = int(src[0])
-            counts = np.bincount((src - np.uint64(lo)).astype(np.int64))
-            degrees[lo : lo + len(counts)] += counts
+        count_sources(degrees, src)
         if tee is not None:
             tee.add(src, dst, w)
     writer.close()
     indptr = np.zeros(n_vertices + 1, np.uint64)
     indptr[1:] = np.cumsum(degrees)  # not out=: a casting accumulate is 25x slower
-    schema.write_monotone(group, schema.INDPTR, indptr)
+    schema.write_vector(group, schema.INDPTR, indptr)
     return {"n_edges": writer.n_edges, "degree": degree_summary(degrees)}
 
 

@@ -64,8 +64,31 @@ class Graph:
 
     @functools.cached_property
     def perm(self) -> np.ndarray | None:
-        """Original id of each vertex when the build relabelled, else None."""
+        """Original id of each vertex when the build relabelled or reordered, else None."""
         return self.group[schema.PERM][:] if schema.PERM in self.group else None
+
+    @functools.cached_property
+    def _originals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vertices sorted by original id, those ids, each vertex's place in that order)."""
+        by_original = np.argsort(self.perm, kind="stable")
+        place = np.empty_like(by_original)
+        place[by_original] = np.arange(len(by_original))
+        return by_original, self.perm[by_original], place
+
+    @property
+    def ids(self) -> np.ndarray | None:
+        """The original ids, ascending, of a relabelled graph: what result rows stand for."""
+        return self._originals[1] if self.attrs.get("relabelled") else None
+
+    def to_original(self, values: np.ndarray) -> np.ndarray:
+        """Per-vertex results reindexed from the store's order to the input's order of ids."""
+        return values if self.perm is None else values[self._originals[0]]
+
+    def refs_to_original(self, refs: np.ndarray) -> np.ndarray:
+        """Vertex references (such as parents; -1 for none) renamed into the input's order."""
+        if self.perm is None:
+            return refs
+        return np.where(refs >= 0, self._originals[2][np.maximum(refs, 0)], -1)
 
     def chunks(self, reverse: bool = False) -> ChunkStore:
         return ChunkStore(self._part(reverse)[schema.ADJ], self.format)
@@ -88,10 +111,11 @@ class Graph:
             if not 0 <= original_id < self.n_vertices:
                 raise ValueError(f"vertex {original_id} is not in the graph (0..{self.n_vertices - 1})")
             return int(original_id)
-        i = int(np.searchsorted(self.perm, np.uint64(original_id)))
-        if i == len(self.perm) or self.perm[i] != original_id:
+        by_original, ids, _ = self._originals
+        i = int(np.searchsorted(ids, np.uint64(original_id))) if original_id >= 0 else len(ids)
+        if i == len(ids) or ids[i] != original_id:
             raise ValueError(f"vertex {original_id} is not in the graph")
-        return i
+        return int(by_original[i])
 
     def info(self) -> dict:
         """Counts, degrees, build facts and sizes; what ``graphtier info --json`` prints."""
@@ -106,6 +130,7 @@ class Graph:
             "chunk_edges": self.chunk_edges,
             "id_dtype": self.attrs["id_dtype"],
             "vertex_order": self.attrs["vertex_order"],
+            "relabelled": self.attrs.get("relabelled", False),
             "degree": self.attrs["degree"],
             "build": self.attrs["build"],
             **self._sizes(reverse=False),

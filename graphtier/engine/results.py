@@ -10,8 +10,9 @@ import numpy as np
 @dataclass
 class BFSResult:
     """``distances`` (int32, -1 unreachable) and ``parents`` (int64; the source is its own parent,
-    -1 unreachable), indexed by vertex. ``ids`` gives each vertex's original id when the build
-    relabelled the graph, else None. ``stats`` describes the run."""
+    -1 unreachable), indexed by the input's vertex ids, whatever order the store keeps. When the
+    build relabelled arbitrary ids, rows follow the original ids ascending, listed in ``ids``, and
+    parents are row numbers. ``stats`` describes the run."""
 
     source: int
     distances: np.ndarray

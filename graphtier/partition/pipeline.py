@@ -1,7 +1,8 @@
 """From any edge source to one sorted, deduplicated stream of dense edges, in bounded memory.
 
 This is the whole of a build's preparation: relabel (a first pass that collects the distinct ids),
-symmetrize, drop self-loops, then sort through :class:`ExternalSorter`.
+symmetrize, drop self-loops, sort through :class:`ExternalSorter`, and optionally reorder the
+vertices for locality (which needs the graph's CSR in memory, 4 bytes per edge, and sorts again).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Partitioned:
     n_vertices: int
     weighted: bool
     symmetric: bool
-    perm: np.ndarray | None
+    perm: np.ndarray | None  # original id of each vertex, when relabelled or reordered
     sorter: ExternalSorter
     stats: dict = field(default_factory=dict)
 
@@ -104,6 +105,38 @@ def partition(
         "sorted_runs": sorter.n_runs,
     }
     return Partitioned(n_vertices, source.weighted, symmetric, perm, sorter, stats)
+
+
+def reorder(part: Partitioned, method: str, *, spill_dir: Path, memory_budget: int, seed: int = 0) -> Partitioned:
+    """Renumber the vertices by ``method`` (see ``order.ORDERS``) and sort the edges again."""
+    from .order import vertex_order
+
+    n = part.n_vertices
+    indptr = np.zeros(n + 1, np.int64)
+    indices, weights = [], []
+    for src, dst, w in part.edges():
+        count_sources(indptr[1:], src)
+        indices.append(dst.astype(np.uint32))
+        if w is not None:
+            weights.append(w)
+    np.cumsum(indptr, out=indptr)
+    indices = np.concatenate(indices) if indices else np.zeros(0, np.uint32)
+    rank = vertex_order(indptr, indices, method, seed=seed)
+    src = np.repeat(rank, np.diff(indptr))
+    sorter = ExternalSorter(memory_budget=sort_share(memory_budget), spill_dir=spill_dir, weighted=part.weighted, dedup=False)
+    sorter.add(pack(src, rank[indices]), np.concatenate(weights) if weights else None)
+    perm = np.empty(n, np.uint64)
+    perm[rank] = part.perm if part.perm is not None else np.arange(n, dtype=np.uint64)
+    stats = {**part.stats, "order": method, "sorted_runs": part.stats["sorted_runs"] + sorter.n_runs}
+    return Partitioned(n, part.weighted, part.symmetric, perm, sorter, stats)
+
+
+def count_sources(degrees: np.ndarray, src: np.ndarray) -> None:
+    """Add a sorted block's out-degrees into ``degrees``; a bincount over the block's span only."""
+    if len(src):
+        lo = int(src[0])
+        counts = np.bincount((src - src.dtype.type(lo)).astype(np.int64))
+        degrees[lo : lo + len(counts)] += counts
 
 
 class Transposer:
