@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import graphtier as gt
+from graphtier.codecs import FORMATS
 from graphtier.errors import CorruptChunkError
 
 from .conftest import csr_to_edges, oracle_distances, reference_csr
@@ -15,6 +16,17 @@ from .conftest import csr_to_edges, oracle_distances, reference_csr
 def cnr(tmp_path_factory, cnr_csr):
     indptr, indices = cnr_csr
     return gt.build(csr_to_edges(indptr, indices), tmp_path_factory.mktemp("cnr") / "cnr.gt", reverse=True, chunk_edges=1 << 18)
+
+
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "csr"])
+def test_cnr2000_every_format_equals_csr(cnr, tmp_path, fmt):
+    """Each format traversed in place gives csr's distances, pushing and pulling."""
+    g = gt.recode(cnr, tmp_path / f"cnr-{fmt}.gt", format=fmt)
+    for direction in ("push", "pull"):
+        for source in (100000, 0):
+            r, expected = gt.bfs(g, source, direction=direction), gt.bfs(cnr, source, direction=direction)
+            np.testing.assert_array_equal(r.distances, expected.distances)
+            gt.validate_bfs_tree(cnr.indptr(), cnr.edges()[:, 1], source, r.distances, r.parents)
 
 
 @pytest.mark.parametrize("source, reached, levels", [(100000, 325_557, 38), (0, 311, None)])
@@ -39,9 +51,10 @@ GENERATED = {
 
 @pytest.mark.parametrize("kind", sorted(GENERATED))
 @pytest.mark.parametrize("reverse", [False, True])
-def test_generated_graphs(tmp_path, kind, reverse):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_generated_graphs(tmp_path, kind, reverse, fmt):
     e = GENERATED[kind]()
-    g = gt.build(e, tmp_path / "g.gt", symmetrize=True, drop_self_loops=True, reverse=reverse, chunk_edges=1 << 14)
+    g = gt.build(e, tmp_path / "g.gt", format=fmt, symmetrize=True, drop_self_loops=True, reverse=reverse, chunk_edges=1 << 14)
     ref = reference_csr(e, g.n_vertices, symmetrize=True, drop_self_loops=True)
     source = int(np.argmax(np.diff(ref.indptr)))
     r = gt.bfs(g, source)

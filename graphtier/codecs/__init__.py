@@ -9,10 +9,11 @@ from zarr.registry import register_codec as register_zarr_codec
 
 from .base import GraphChunkCodec
 from .csr import CsrCodec
+from .log import LogCodec
 from .header import FORMAT_CODES, HEADER_BYTES, ChunkHeader, read_header
 from .zarr3 import ZARR_CODECS, GraphZarrCodec
 
-NUMCODECS = {"csr": CsrCodec}
+NUMCODECS = {"csr": CsrCodec, "log": LogCodec}
 FORMATS = tuple(NUMCODECS)
 
 for _fmt, _cls in NUMCODECS.items():
@@ -29,5 +30,6 @@ __all__ = [
     "CsrCodec",
     "GraphChunkCodec",
     "GraphZarrCodec",
+    "LogCodec",
     "read_header",
 ]

@@ -20,6 +20,7 @@ from zarr.core.common import JSON, parse_named_configuration
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
 from .csr import CsrCodec
+from .log import LogCodec
 
 
 @dataclass(frozen=True)
@@ -76,4 +77,8 @@ class CsrZarrCodec(GraphZarrCodec):
     codec_class = CsrCodec
 
 
-ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {"csr": CsrZarrCodec}
+class LogZarrCodec(GraphZarrCodec):
+    codec_class = LogCodec
+
+
+ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {"csr": CsrZarrCodec, "log": LogZarrCodec}

@@ -12,6 +12,8 @@ from __future__ import annotations
 from numba import njit
 
 from ...tiering.resident import PAYLOAD_START
+from .log import WORD as LOG_WORD
+from .log import log_neighbors
 
 
 @njit(inline="always")
@@ -20,4 +22,4 @@ def csr_neighbors(words, table, c, v, lo, hi, scratch):
     return words[base + lo : base + hi]
 
 
-NEIGHBORS = {"csr": (csr_neighbors, None)}
+NEIGHBORS = {"csr": (csr_neighbors, None), "log": (log_neighbors, LOG_WORD)}
