@@ -108,6 +108,8 @@ def read_header(buf: np.ndarray, expected_format: str, nbytes: int | None = None
             f"section sizes (index {header.index_bytes}, payload {header.payload_bytes}) "
             f"do not add up to the chunk's {nbytes} bytes"
         )
+    if header.n_edges and header.last_src >= 1 << (8 * header.id_bytes):
+        raise CorruptChunkError(f"last source {header.last_src} does not fit {header.id_bytes}-byte ids")
     if header.n_edges and header.first_src > header.last_src:
         raise CorruptChunkError(f"first source {header.first_src} after last source {header.last_src}")
     return header

@@ -20,6 +20,7 @@ from zarr.core.common import JSON, parse_named_configuration
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
 from .csr import CsrCodec
+from .ef import EfCodec
 from .log import LogCodec
 
 
@@ -81,4 +82,8 @@ class LogZarrCodec(GraphZarrCodec):
     codec_class = LogCodec
 
 
-ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {"csr": CsrZarrCodec, "log": LogZarrCodec}
+class EfZarrCodec(GraphZarrCodec):
+    codec_class = EfCodec
+
+
+ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {"csr": CsrZarrCodec, "log": LogZarrCodec, "ef": EfZarrCodec}

@@ -12,6 +12,8 @@ from __future__ import annotations
 from numba import njit
 
 from ...tiering.resident import PAYLOAD_START
+from .ef import WORD as EF_WORD
+from .ef import ef_neighbors
 from .log import WORD as LOG_WORD
 from .log import log_neighbors
 
@@ -22,4 +24,8 @@ def csr_neighbors(words, table, c, v, lo, hi, scratch):
     return words[base + lo : base + hi]
 
 
-NEIGHBORS = {"csr": (csr_neighbors, None), "log": (log_neighbors, LOG_WORD)}
+NEIGHBORS = {
+    "csr": (csr_neighbors, None),
+    "log": (log_neighbors, LOG_WORD),
+    "ef": (ef_neighbors, EF_WORD),
+}
