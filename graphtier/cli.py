@@ -19,6 +19,7 @@ import graphtier as gt
 
 from .codecs import FORMATS
 from .errors import CorruptChunkError, InputError, StoreError
+from .partition.order import ORDERS
 
 EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED = 3, 4, 130
 
@@ -164,8 +165,6 @@ def cmd_demo(args) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .partition.order import ORDERS
-
     p = argparse.ArgumentParser(prog="graphtier", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"graphtier {gt.__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")

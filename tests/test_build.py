@@ -136,3 +136,21 @@ def test_info_splits_bits_per_edge(tmp_path):
         g.group[name].nbytes_stored() for name in ("adj", "indptr")
     )
     assert sum(h["vertices"] for h in info["degree"]["histogram"]) == g.n_vertices
+
+
+@pytest.mark.parametrize("order", ["degree", "bfs", "rcm", "llp"])
+def test_reordered_store_reports_original_ids(tmp_path, order):
+    e = gt.generators.kronecker(10, seed=4)
+    natural = gt.build(e, tmp_path / "n.gt", symmetrize=True, drop_self_loops=True)
+    g = gt.build(e, tmp_path / "o.gt", symmetrize=True, drop_self_loops=True, order=order, reverse=True)
+    assert g.info()["vertex_order"] == order and sorted(g.perm.tolist()) == list(range(g.n_vertices))
+    source = int(np.argmax(np.diff(natural.indptr())))
+    r, ref = gt.bfs(g, source), gt.bfs(natural, source)
+    np.testing.assert_array_equal(r.distances, ref.distances)
+    ref_csr = reference_csr(e, natural.n_vertices, symmetrize=True, drop_self_loops=True)
+    gt.validate_bfs_tree(ref_csr.indptr, ref_csr.indices, source, r.distances, r.parents)
+
+
+def test_unknown_order(tmp_path):
+    with pytest.raises(ValueError, match="llp"):
+        gt.build(np.array([[0, 1]]), tmp_path / "g.gt", order="random")

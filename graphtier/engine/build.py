@@ -15,6 +15,7 @@ from .._version import __version__
 from .. import store as schema
 from ..codecs import FORMATS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
+from ..partition.order import ORDERS
 from ..partition.sources import open_source
 from .graph import Graph
 from .graph import open as open_graph
@@ -55,11 +56,8 @@ def build(
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
-    if order != "natural":
-        from ..partition.order import ORDERS
-
-        if order not in ORDERS:
-            raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
     if not 1 <= chunk_edges <= (1 << 31):
         raise ValueError(f"chunk_edges must be in [1, 2**31], got {chunk_edges}")
     budget = default_memory_budget() if memory_budget is None else parse_bytes(memory_budget)

@@ -15,6 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..errors import InputError
+from .order import vertex_order
 from .sort import ExternalSorter, pack, unpack
 from .source import EdgeSource
 
@@ -109,8 +110,6 @@ def partition(
 
 def reorder(part: Partitioned, method: str, *, spill_dir: Path, memory_budget: int, seed: int = 0) -> Partitioned:
     """Renumber the vertices by ``method`` (see ``order.ORDERS``) and sort the edges again."""
-    from .order import vertex_order
-
     n = part.n_vertices
     indptr = np.zeros(n + 1, np.int64)
     indices, weights = [], []
