@@ -8,13 +8,14 @@ from numcodecs.registry import register_codec
 from zarr.registry import register_codec as register_zarr_codec
 
 from .base import GraphChunkCodec
+from .cgr import CgrCodec
 from .csr import CsrCodec
 from .ef import EfCodec
 from .log import LogCodec
 from .header import FORMAT_CODES, HEADER_BYTES, ChunkHeader, read_header
 from .zarr3 import ZARR_CODECS, GraphZarrCodec
 
-NUMCODECS = {"csr": CsrCodec, "log": LogCodec, "ef": EfCodec}
+NUMCODECS = {"csr": CsrCodec, "log": LogCodec, "ef": EfCodec, "cgr": CgrCodec}
 FORMATS = tuple(NUMCODECS)
 
 for _fmt, _cls in NUMCODECS.items():
@@ -28,6 +29,7 @@ __all__ = [
     "NUMCODECS",
     "ZARR_CODECS",
     "ChunkHeader",
+    "CgrCodec",
     "CsrCodec",
     "EfCodec",
     "GraphChunkCodec",

@@ -53,7 +53,7 @@ class GraphChunkCodec(Codec):
         last = int(src[-1]) if n else 0
         n_local = last - first + 1 if n else 0
         offsets = local_offsets(src, first, n_local) if n else np.zeros(1, np.int64)
-        index, payload = (np.ascontiguousarray(a).view(np.uint8) for a in self.encode_lists(offsets, dst))
+        index, payload = (np.ascontiguousarray(a).view(np.uint8) for a in self.encode_lists(offsets, dst, first))
         header = ChunkHeader(self.format, rows.dtype.itemsize, n, first, last, pad8(len(index)), len(payload))
         out = np.zeros(header.total_bytes, np.uint8)
         out[:HEADER_BYTES] = np.frombuffer(header.pack(), np.uint8)
@@ -91,8 +91,9 @@ class GraphChunkCodec(Codec):
             raise CorruptChunkError("local index is not monotone")
         return header, offsets, dst
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(local index, payload), little-endian arrays, for sub-lists ``dst[offsets[i]:offsets[i+1]]``."""
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
+        """(local index, payload), little-endian arrays, for sub-lists ``dst[offsets[i]:offsets[i+1]]``
+        of sources ``first_src, first_src + 1, ...`` (gap codes count from the source)."""
         raise NotImplementedError
 
     def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:

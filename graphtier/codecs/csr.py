@@ -17,7 +17,7 @@ class CsrCodec(GraphChunkCodec):
     codec_id = "graphtier.csr"
     format = "csr"
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
         return offsets.astype("<u4"), dst.astype(dst.dtype.newbyteorder("<"), copy=False)
 
     def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:

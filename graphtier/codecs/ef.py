@@ -448,7 +448,7 @@ class EfCodec(GraphChunkCodec):
             raise ValueError(f"quantum must be an integer in [0, 2**32), got {quantum!r}")
         self.quantum = int(quantum)
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
         offsets = np.ascontiguousarray(offsets, np.int64)
         dst = np.ascontiguousarray(dst)
         n_local = len(offsets) - 1

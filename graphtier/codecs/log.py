@@ -252,7 +252,7 @@ class LogCodec(GraphChunkCodec):
     codec_id = "graphtier.log"
     format = "log"
 
-    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
         id_bytes = dst.dtype.itemsize
         b = max(1, int(dst.max()).bit_length()) if len(dst) else 1
         hw = id_bytes // 4  # uint32 words per payload word

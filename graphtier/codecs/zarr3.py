@@ -19,6 +19,7 @@ from zarr.core.common import JSON, parse_named_configuration
 
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
+from .cgr import CgrCodec
 from .csr import CsrCodec
 from .ef import EfCodec
 from .log import LogCodec
@@ -86,4 +87,13 @@ class EfZarrCodec(GraphZarrCodec):
     codec_class = EfCodec
 
 
-ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {"csr": CsrZarrCodec, "log": LogZarrCodec, "ef": EfZarrCodec}
+class CgrZarrCodec(GraphZarrCodec):
+    codec_class = CgrCodec
+
+
+ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {
+    "csr": CsrZarrCodec,
+    "log": LogZarrCodec,
+    "ef": EfZarrCodec,
+    "cgr": CgrZarrCodec,
+}

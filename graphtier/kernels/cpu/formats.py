@@ -12,6 +12,8 @@ from __future__ import annotations
 from numba import njit
 
 from ...tiering.resident import PAYLOAD_START
+from .cgr import WORD as CGR_WORD
+from .cgr import cgr_neighbors
 from .ef import WORD as EF_WORD
 from .ef import ef_neighbors
 from .log import WORD as LOG_WORD
@@ -28,4 +30,5 @@ NEIGHBORS = {
     "csr": (csr_neighbors, None),
     "log": (log_neighbors, LOG_WORD),
     "ef": (ef_neighbors, EF_WORD),
+    "cgr": (cgr_neighbors, CGR_WORD),
 }

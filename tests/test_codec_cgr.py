@@ -1,0 +1,741 @@
+"""The cgr codec: GCGT's codes and worked example, exact bits against a reference encoder, the
+closed-form size, round trips, the CPU kernel under a BFS, cnr-2000's size, and hostile bytes."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from graphtier.codecs.base import local_offsets
+from graphtier.codecs.cgr import (
+    CgrCodec,
+    U32_MAX,
+    U64_MAX,
+    _put_gamma,
+    _put_zeta,
+    decode_sublist,
+    read_gamma,
+    read_zeta,
+    seek,
+)
+from graphtier.codecs.header import HEADER_BYTES, ChunkHeader, pad8, read_header
+from graphtier.errors import CorruptChunkError
+from graphtier.kernels.cpu import operators as ops
+from graphtier.kernels.cpu.cgr import WORD, cgr_neighbors
+from graphtier.tiering.resident import ResidentGraph
+
+from .conftest import csr_to_edges, oracle_distances, reference_csr
+
+M64 = 2**64
+
+# ----------------------------------------------------------------------------------------------
+# An independent reference, in plain Python: GCGT's compressor (cgr_compressor.hpp) on bit strings.
+
+
+def gamma(x: int) -> str:
+    b = bin(x + 1)[2:]
+    return "0" * (len(b) - 1) + b
+
+
+def zeta(x: int, k: int) -> str:
+    if k == 1:
+        return gamma(x)
+    n = x + 1
+    h = (n.bit_length() - 1) // k
+    return "0" * h + "1" + format(n, f"0{(h + 1) * k}b")
+
+
+def int2nat(v: int, u: int) -> int:
+    d = (v - u) % M64
+    d = d - M64 if d >= 2**63 else d
+    return 2 * d if d >= 0 else -2 * d - 1
+
+
+def split(ids: list[int], min_itv: int) -> tuple[list[tuple[int, int]], list[int]]:
+    intervals, residuals = [], []
+    i = 0
+    while i < len(ids):
+        j = i + 1
+        while j < len(ids) and ids[j] - ids[j - 1] <= 1:
+            j += 1
+        distinct = ids[j - 1] - ids[i] + 1
+        if min_itv and distinct >= min_itv:
+            intervals.append((ids[i], distinct))
+            residuals += [ids[t] for t in range(i + 1, j) if ids[t] == ids[t - 1]]
+        else:
+            residuals += ids[i:j]
+        i = j
+    return intervals, residuals
+
+
+def segmented(items, first_code, gap_code, code, seglen, with_segnum=True) -> str:
+    """encode_intervals / encode_residuals of the public compressor, item codes as strings."""
+    segs, cur, cnt = [], "", 0
+    for i in range(len(items)):
+        c = code(first_code(i) if cnt == 0 else gap_code(i))
+        if seglen and len(gamma(cnt + 1)) + len(cur) + len(c) > seglen:
+            segs.append([cnt, cur])
+            cnt, cur = 0, ""
+            c = code(first_code(i))
+        cnt += 1
+        cur += c
+    if not segs:
+        segs.append([cnt, cur])
+    else:
+        segs[-1][0] += cnt
+        for i in range(len(items) - cnt, len(items)):
+            segs[-1][1] += code(gap_code(i))
+    out = gamma(len(segs) - 1) if with_segnum else ""
+    for s, (c, bits) in enumerate(segs):
+        buf = gamma(c) + bits
+        if s + 1 < len(segs):
+            assert len(buf) <= seglen
+            buf += "0" * (seglen - len(buf))
+        out += buf
+    return out
+
+
+def reference_bits(u: int, ids: list[int], k=3, min_itv=4, seg=256, iseg=256, dup=False) -> str:
+    if not ids:
+        return ""
+    itv, res = split(ids, min_itv)
+    inc = 0 if dup else 1
+
+    def itv_code(i, first):
+        g = int2nat(itv[i][0], u) if first else itv[i][0] - itv[i - 1][0] - itv[i - 1][1] - 1
+        return gamma(g) + gamma(itv[i][1] - min_itv)
+
+    area_i = segmented(itv, lambda i: (i, True), lambda i: (i, False), lambda a: itv_code(*a), iseg, with_segnum=iseg > 0)
+    area_r = segmented(res, lambda i: int2nat(res[i], u), lambda i: res[i] - res[i - 1] - inc, lambda x: zeta(x, k), seg)
+    return area_i + area_r
+
+
+# The closed form: sizes only, from the code-length formulas.
+
+
+def glen(x: int) -> int:
+    return 2 * ((x + 1).bit_length() - 1) + 1
+
+
+def zlen(x: int, k: int) -> int:
+    return glen(x) if k == 1 else (((x + 1).bit_length() - 1) // k + 1) * (k + 1)
+
+
+def area_bits(first_len, gap_len, n_items, seglen, with_segnum=True) -> int:
+    """|γ(S-1)| + (S-1) seglen + |γ(c_last)| + the last segment's codes, segments by the greedy rule."""
+    if not seglen:
+        return glen(n_items) + sum(first_len(i) if i == 0 else gap_len(i) for i in range(n_items))
+    starts, cnt, used = [0], 0, 0
+    for i in range(n_items):
+        c = first_len(i) if cnt == 0 else gap_len(i)
+        if glen(cnt + 1) + used + c > seglen:
+            starts.append(i)
+            cnt, used, c = 0, 0, first_len(i)
+        cnt += 1
+        used += c
+    if len(starts) > 1:
+        starts.pop()
+    last = starts[-1]
+    codes = sum(first_len(i) if i == last else gap_len(i) for i in range(last, n_items))
+    return glen(len(starts) - 1) + (len(starts) - 1) * seglen + glen(n_items - last) + codes
+
+
+def closed_form_bits(u: int, ids: list[int], k=3, min_itv=4, seg=256, iseg=256, dup=False) -> int:
+    if not ids:
+        return 0
+    itv, res = split(ids, min_itv)
+    inc = 0 if dup else 1
+    i_bits = area_bits(
+        lambda i: glen(int2nat(itv[i][0], u)) + glen(itv[i][1] - min_itv),
+        lambda i: glen(itv[i][0] - itv[i - 1][0] - itv[i - 1][1] - 1) + glen(itv[i][1] - min_itv),
+        len(itv),
+        iseg,
+    )
+    r_bits = area_bits(lambda i: zlen(int2nat(res[i], u), k), lambda i: zlen(res[i] - res[i - 1] - inc, k), len(res), seg)
+    return i_bits + r_bits
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+def rows_of(lists: dict[int, list[int]], dtype=np.uint32) -> np.ndarray:
+    rows = [(s, d) for s in sorted(lists) for d in sorted(lists[s])]
+    return np.array(rows, dtype=dtype).reshape(-1, 2)
+
+
+def sections(buf) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
+    data = np.frombuffer(buf, np.uint8)
+    h = read_header(data, "cgr")
+    return h, data[HEADER_BYTES : h.payload_start], data[h.payload_start : h.payload_start + h.payload_bytes]
+
+
+def stream_bits(buf) -> tuple[str, np.ndarray]:
+    """(the payload as a bit string, the bit offsets)."""
+    h, index, payload = sections(buf)
+    width = int(index[3])
+    offsets = index[8 : 8 + width * (h.n_local + 1)].view(f"<u{width}").astype(np.int64)
+    bits = "".join(format(int(w), "032b") for w in payload.view("<u4"))
+    return bits, offsets
+
+
+def params_of(codec: CgrCodec) -> dict:
+    return dict(k=codec.zeta_k, min_itv=codec.min_interval, seg=codec.segment_bits, iseg=codec.interval_segment_bits)
+
+
+def check_against_reference(codec: CgrCodec, rows: np.ndarray) -> None:
+    """Exact bits per sub-list, the closed form, and the section sizes."""
+    buf = codec.encode(rows)
+    h, index, payload = sections(buf)
+    bits, offsets = stream_bits(buf)
+    src, dst = rows[:, 0], rows[:, 1]
+    first = int(src[0]) if len(rows) else 0
+    lists = local_offsets(src, first, h.n_local) if len(rows) else np.zeros(1, np.int64)
+    dup = bool(index[2] & 1)
+    assert dup == any((np.diff(dst[a:b].astype(np.uint64)) == 0).any() for a, b in zip(lists[:-1], lists[1:]))
+    total = 0
+    for i in range(h.n_local):
+        ids = [int(x) for x in dst[lists[i] : lists[i + 1]]]
+        ref = reference_bits(first + i, ids, dup=dup, **params_of(codec))
+        assert bits[offsets[i] : offsets[i + 1]] == ref, (first + i, ids)
+        assert len(ref) == closed_form_bits(first + i, ids, dup=dup, **params_of(codec))
+        total += len(ref)
+    assert offsets[-1] == total
+    assert h.payload_bytes == 4 * ((total + 31) // 32 + 1)
+    assert set(bits[total:]) <= {"0"}
+    width = 4 if total < 2**32 else 8
+    assert h.index_bytes == pad8(8 + width * (h.n_local + 1))
+    assert len(buf) == HEADER_BYTES + h.index_bytes + pad8(h.payload_bytes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Codes and the worked examples
+
+
+@njit
+def _codes_roundtrip(values, k):
+    words = np.zeros(len(values) * 6 + 8, np.uint32)
+    p = 0
+    for v in values:
+        p = _put_zeta(words, p, v, k) if k else _put_gamma(words, p, v)
+    end = p
+    out = np.empty(len(values), np.uint64)
+    p, buf, nb = seek(words, 0, 0, end)
+    for i in range(len(values)):
+        if k:
+            out[i], p, buf, nb = read_zeta(words, 0, end, p, buf, nb, k)
+        else:
+            out[i], p, buf, nb = read_gamma(words, 0, end, p, buf, nb)
+    return words, end, out, p
+
+
+def _bitstring(words, end) -> str:
+    return "".join(format(int(w), "032b") for w in words)[:end]
+
+
+TABLE3 = {  # the paper's Table 3: n -> (γ, ζ2, ζ3), n = value + 1
+    1: ("1", "101", "1001"),
+    2: ("010", "110", "1010"),
+    3: ("011", "111", "1011"),
+    4: ("00100", "010100", "1100"),
+    5: ("00101", "010101", "1101"),
+    6: ("00110", "010110", "1110"),
+    12: ("0001100", "011100", "01001100"),
+    34: ("00000100010", "001100010", "01100010"),
+}
+
+
+@pytest.mark.parametrize("n", sorted(TABLE3))
+def test_table3_codes(n):
+    for k, expected in zip((0, 2, 3), TABLE3[n]):
+        words, end, out, p = _codes_roundtrip(np.array([n - 1], np.uint64), k)
+        assert _bitstring(words, end) == expected
+        assert out[0] == n - 1 and p == end
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4, 5, 7, 16])
+def test_codes_roundtrip_over_the_whole_range(k):
+    rng = np.random.default_rng(k)
+    values = np.concatenate(
+        [
+            np.arange(300, dtype=np.uint64),
+            rng.integers(0, 2**63, 2000, dtype=np.uint64) >> rng.integers(0, 63, 2000).astype(np.uint64),
+            np.array([2**32 - 1, 2**32, 2**33 + 5, 2**63, U64_MAX - 1, U64_MAX], np.uint64),
+            # codes of 31 to 34 bits at every alignment: the reader's buffer runs exactly empty
+            rng.integers(2**15, 2**17, 3000, dtype=np.uint64),
+            rng.integers(2**20, 2**22, 3000, dtype=np.uint64),
+            rng.integers(2**23, 2**25, 3000, dtype=np.uint64),
+            rng.integers(0, 2**40, 3000, dtype=np.uint64) >> rng.integers(0, 40, 3000).astype(np.uint64),
+        ]
+    )
+    words, end, out, p = _codes_roundtrip(values, k)
+    np.testing.assert_array_equal(out, values)
+    assert p == end
+    bits = _bitstring(words, end)
+    expected = "".join(gamma(int(v)) if k in (0, 1) else zeta(int(v), k) for v in values)
+    assert bits == expected
+
+
+def test_worked_example_digest_1_7():
+    rows = rows_of({16: [5, 18, 19, 20, 21, 23, 27, 28, 29, 30]})
+    buf = np.frombuffer(CgrCodec().encode(rows), np.uint8)
+    bits, offsets = stream_bits(buf)
+    assert offsets.tolist() == [0, 36]
+    assert bits[:36] == "1" "011" "00101" "1" "00101" "1" + "1" "011" "01010110" "01010010"
+    assert len(buf) == 72
+    assert buf[40:48].tolist() == [3, 4, 0, 4, 0, 1, 0, 1]
+    assert buf[56:64].view("<u4").tolist() == [0xB2CBB565, 0x20000000]
+    np.testing.assert_array_equal(CgrCodec().decode(buf), rows)
+
+
+def test_worked_example_duplicates():
+    rows = rows_of({3: [2, 2, 5, 6, 6, 7, 8]})
+    buf = np.frombuffer(CgrCodec().encode(rows), np.uint8)
+    bits, offsets = stream_bits(buf)
+    assert buf[42] == 1  # duplicates flag
+    assert bits[: offsets[1]] == "1" "010" "00101" "1" + "1" "00100" "1010" "1001" "1101"
+    np.testing.assert_array_equal(CgrCodec().decode(buf), rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Round trips
+
+
+@st.composite
+def sublist(draw, lo: int, hi: int, dups: bool):
+    """A sorted list mixing runs (future intervals), scattered ids, repeats and the extremes."""
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            start = draw(st.integers(lo, hi))
+            parts += list(range(start, min(hi, start + draw(st.integers(1, 12))) + 1))
+        elif kind == 1:
+            parts += draw(st.lists(st.integers(lo, hi), max_size=10))
+        elif kind == 2:
+            parts += [hi, lo, hi - 1]
+        else:
+            start = draw(st.integers(lo, hi))
+            parts += draw(st.lists(st.integers(start, min(hi, start + 40)), max_size=12))
+    ids = sorted(parts) if dups else sorted(set(parts))
+    if dups and ids and draw(st.booleans()):
+        ids = sorted(ids + draw(st.lists(st.sampled_from(ids), max_size=5)))
+    return ids
+
+
+@st.composite
+def chunks(draw, max_id=2**32 - 2, dtype=np.uint32, dups=None, local=False):
+    dups = draw(st.booleans()) if dups is None else dups
+    first = draw(st.one_of(st.just(0), st.just(max_id - 64), st.integers(0, max_id - 64)))
+    sources = [first + o for o in draw(st.lists(st.integers(0, 64), max_size=16, unique=True))]
+    lists = {}
+    for s in sources:
+        lo, hi = (max(0, s - 3000), min(max_id, s + 3000)) if local and draw(st.booleans()) else (0, max_id)
+        lists[s] = draw(sublist(lo, hi, dups))
+    return rows_of(lists, dtype)
+
+
+CODECS = [
+    CgrCodec(),
+    CgrCodec(zeta_k=1, min_interval=2, segment_bits=132, interval_segment_bits=0),
+    CgrCodec(zeta_k=2, min_interval=0, segment_bits=102),
+    CgrCodec(zeta_k=5, min_interval=1, segment_bits=400, interval_segment_bits=197),
+    CgrCodec(zeta_k=16, min_interval=9, segment_bits=4096, interval_segment_bits=1024),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunks(local=True), st.sampled_from(range(len(CODECS))))
+def test_roundtrip_uint32_exact_bits(rows, which):
+    codec = CODECS[which]
+    np.testing.assert_array_equal(codec.decode(codec.encode(rows)), rows)
+    check_against_reference(codec, rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(chunks(max_id=2**64 - 2, dtype=np.uint64, local=True), st.sampled_from(range(len(CODECS))))
+def test_roundtrip_uint64_extremes(rows, which):
+    codec = CODECS[which]
+    out = codec.decode(codec.encode(rows))
+    assert out.dtype == np.uint64
+    np.testing.assert_array_equal(out, rows)
+    check_against_reference(codec, rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chunks(dups=True, local=True))
+def test_roundtrip_duplicates(rows):
+    codec = CgrCodec()
+    np.testing.assert_array_equal(codec.decode(codec.encode(rows)), rows)
+    check_against_reference(codec, rows)
+
+
+def test_largest_ids_and_empty_lists():
+    for dtype, top in ((np.uint32, 2**32 - 2), (np.uint64, 2**64 - 2)):
+        lists = {
+            0: [0, top],
+            1: [],
+            5: [top - 5, top - 4, top - 3, top - 2, top - 1, top],
+            6: [0, 1, 2, 3, top],
+            top - 2: [0],
+            top: [top, top, top],
+        }
+        for codec in CODECS:
+            part = {s: v for s, v in lists.items() if s < 10}
+            for chunk in (part, {s: v for s, v in lists.items() if s >= 10}):
+                rows = rows_of(chunk, dtype)
+                np.testing.assert_array_equal(codec.decode(codec.encode(rows)), rows)
+                check_against_reference(codec, rows)
+
+
+def test_empty_chunk_and_empty_middle_lists():
+    codec = CgrCodec()
+    empty = np.zeros((0, 2), np.uint32)
+    buf = codec.encode(empty)
+    assert codec.decode(buf).shape == (0, 2)
+    assert len(buf) == 40 + 16 + 8
+    rows = rows_of({10: [1], 200: [2, 3]})  # 189 empty lists in between: 0 bits each
+    h, index, payload = sections(codec.encode(rows))
+    assert h.n_local == 191 and index[8:].view("<u4")[1:-1].tolist() == [index[8:].view("<u4")[1]] * 190
+    np.testing.assert_array_equal(codec.decode(codec.encode(rows)), rows)
+
+
+@pytest.mark.parametrize("dups", [False, True])
+def test_many_segments_and_many_sources(dups):
+    rng = np.random.default_rng(7)
+    lists = {}
+    for s in range(0, 3000, 3):
+        n = int(rng.integers(0, 40))
+        base = int(rng.integers(0, 10**6))
+        ids = np.sort(rng.integers(base, base + 5000, n)).tolist()
+        lists[s] = ids if dups else sorted(set(ids))
+    lists[3000] = sorted(set(rng.integers(0, 2**32 - 2, 20000).tolist()))  # about 30 bits a gap: ~2500 segments
+    lists[3001] = list(range(100, 60000, 2)) + list(range(70000, 71000))  # long residual chain, one interval
+    lists[3002] = sum((list(range(b, b + 5)) for b in range(0, 10**6, 97)), [])  # ~10,000 intervals: many interval segments
+    if dups:
+        lists[3002] = sorted(lists[3002] + lists[3002][::7])
+    rows = rows_of(lists)
+    for codec in (CgrCodec(), CgrCodec(segment_bits=91, interval_segment_bits=197), CgrCodec(interval_segment_bits=0)):
+        buf = codec.encode(rows)
+        np.testing.assert_array_equal(codec.decode(buf), rows)
+        check_against_reference(codec, rows)
+
+
+def test_64bit_bit_offsets_decode():
+    """Chunks whose stream reaches 2**32 bits get 8-byte offsets; rewrite a small chunk that way."""
+    rows = rows_of({4: [1, 2, 3, 4, 9, 100], 5: [], 6: [7]})
+    codec = CgrCodec()
+    wide = widen(codec.encode(rows))
+    np.testing.assert_array_equal(codec.decode(wide), rows)
+    indptr = np.array([0] * 5 + [6, 6] + [7] * 95)
+    g = resident_from_blobs([wide], indptr, 101, 8, np.dtype(np.uint32))
+    scratch = ops.scratch_for(8, np.uint32)
+    assert _neighbors(g.words(WORD), g.table, 0, 4, 0, 6, scratch[0]).tolist() == [1, 2, 3, 4, 9, 100]
+    assert _neighbors(g.words(WORD), g.table, 0, 6, 6, 7, scratch[0]).tolist() == [7]
+
+
+def widen(buf) -> np.ndarray:
+    h, index, payload = sections(buf)
+    offsets = index[8 : 8 + 4 * (h.n_local + 1)].view("<u4").astype("<u8")
+    new_index = np.zeros(pad8(8 + 8 * (h.n_local + 1)), np.uint8)
+    new_index[:8] = index[:8]
+    new_index[3] = 8
+    new_index[8 : 8 + 8 * len(offsets)] = offsets.view(np.uint8)
+    header = ChunkHeader("cgr", h.id_bytes, h.n_edges, h.first_src, h.last_src, len(new_index), h.payload_bytes)
+    out = np.zeros(header.total_bytes, np.uint8)
+    out[:HEADER_BYTES] = np.frombuffer(header.pack(), np.uint8)
+    out[header.index_start : header.payload_start] = new_index
+    out[header.payload_start : header.payload_start + h.payload_bytes] = payload
+    return out
+
+
+def test_unsorted_rows_are_refused_and_bad_parameters():
+    with pytest.raises(ValueError, match="not sorted"):
+        CgrCodec().encode(np.array([[2, 0], [1, 0]], np.uint32))
+    for bad in (dict(zeta_k=0), dict(zeta_k=17), dict(min_interval=256), dict(segment_bits=90), dict(segment_bits=70000), dict(interval_segment_bits=100)):
+        with pytest.raises(ValueError):
+            CgrCodec(**bad)
+
+
+def test_config_roundtrip_through_numcodecs_registry():
+    from numcodecs import get_codec, register_codec
+
+    register_codec(CgrCodec)
+    codec = CgrCodec(zeta_k=2, min_interval=3, segment_bits=512, interval_segment_bits=0)
+    again = get_codec(codec.get_config())
+    assert isinstance(again, CgrCodec)
+    assert again.get_config() == codec.get_config() == {
+        "id": "graphtier.cgr",
+        "zeta_k": 2,
+        "min_interval": 3,
+        "segment_bits": 512,
+        "interval_segment_bits": 0,
+    }
+    rows = rows_of({1: [1, 2, 3, 4, 8]})
+    np.testing.assert_array_equal(again.decode(codec.encode(rows)), rows)
+
+
+def test_chunk_decodes_with_its_own_parameters():
+    rows = rows_of({1: [1, 2, 3, 10, 50, 51, 52, 53]})
+    buf = CgrCodec(zeta_k=5, min_interval=2).encode(rows)
+    np.testing.assert_array_equal(CgrCodec().decode(buf), rows)
+
+
+def test_check_rejects_ids_beyond_the_graph():
+    rows = np.array([[0, 1], [1, 900]], np.uint32)
+    buf = CgrCodec().encode(rows)
+    header, offsets = CgrCodec().check(buf, 901)
+    assert header.n_edges == 2 and offsets.tolist() == [0, 1, 2]
+    with pytest.raises(CorruptChunkError, match="vertex id"):
+        CgrCodec().check(buf, 900)
+
+
+# ----------------------------------------------------------------------------------------------
+# The CPU kernel, under the operators
+
+
+def resident_from_blobs(blobs, indptr, n, chunk_edges, id_dtype) -> ResidentGraph:
+    codec = CgrCodec()
+    table = np.zeros((len(blobs), 5), np.int64)
+    offset = 0
+    for c, blob in enumerate(blobs):
+        h, _ = codec.check(blob, n)
+        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
+        offset += pad8(len(blob))
+    arena = np.zeros(offset, np.uint8)
+    for c, blob in enumerate(blobs):
+        arena[table[c, 0] : table[c, 0] + len(blob)] = np.frombuffer(blob, np.uint8)
+    return ResidentGraph(arena, table, np.asarray(indptr, np.int64), n, chunk_edges, "cgr", id_dtype)
+
+
+def resident(indptr, indices, chunk_edges, codec=None, dtype=np.uint32) -> ResidentGraph:
+    codec = codec or CgrCodec()
+    n = len(indptr) - 1
+    rows = csr_to_edges(indptr, indices).astype(dtype)
+    blobs = [codec.encode(rows[a : a + chunk_edges]) for a in range(0, len(rows), chunk_edges)]
+    return resident_from_blobs(blobs, indptr, n, chunk_edges, np.dtype(dtype))
+
+
+@njit
+def _neighbors(words, table, c, v, lo, hi, scratch):
+    return cgr_neighbors(words, table, c, v, lo, hi, scratch).copy()
+
+
+@njit
+def _visit(v, u, state):
+    dist = state[0]
+    if dist[u] < 0:
+        dist[u] = dist[v] + 1
+        return True
+    return False
+
+
+def bfs(g: ResidentGraph, source: int) -> np.ndarray:
+    dist = np.full(g.n_vertices, -1, np.int32)
+    dist[source] = 0
+    queue = np.empty(g.n_vertices, np.int64)
+    queue[0] = source
+    a, b = 0, 1
+    scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
+    while a < b:
+        found = ops.advance(queue[a:b], g.indptr, g.words(WORD), g.table, g.chunk_edges, cgr_neighbors, _visit, (dist,), queue[b:], scratch)
+        a, b = b, b + found
+    return dist
+
+
+def random_graph(seed, n=3000, m=40000):
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, m)
+    runs = rng.random(m) < 0.3
+    dst = np.where(runs, (src + (np.arange(m) % 9)) % n, rng.integers(0, n, m))
+    m_ = sp.csr_matrix((np.ones(m), (src, dst)), shape=(n, n))
+    m_.sum_duplicates()
+    return m_.indptr.astype(np.int64), m_.indices.astype(np.uint32)
+
+
+@pytest.mark.parametrize("chunk_edges", [1000, 2**20])
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_kernel_bfs_matches_scipy(chunk_edges, dtype):
+    indptr, indices = random_graph(chunk_edges)
+    g = resident(indptr, indices, chunk_edges, dtype=dtype)
+    ref = reference_csr(csr_to_edges(indptr, indices), len(indptr) - 1)
+    for source in (0, 17, int(np.argmax(np.diff(indptr)))):
+        np.testing.assert_array_equal(bfs(g, source), oracle_distances(ref, source))
+
+
+def test_kernel_returns_each_sorted_sublist():
+    indptr, indices = random_graph(3)
+    ce = 777
+    g = resident(indptr, indices, ce, codec=CgrCodec(min_interval=2, segment_bits=128))
+    scratch = ops.scratch_for(ce, np.uint32)
+    words = g.words(WORD)
+    for v in range(len(indptr) - 1):
+        lo, hi = int(indptr[v]), int(indptr[v + 1])
+        got = []
+        while lo < hi:
+            c = lo // ce
+            end = min(hi, (c + 1) * ce)
+            got += _neighbors(words, g.table, c, v, lo - c * ce, end - c * ce, scratch[0]).tolist()
+            lo = end
+        assert got == indices[indptr[v] : indptr[v + 1]].tolist()
+
+
+def test_kernel_with_duplicates():
+    indptr = np.array([0, 6, 6, 9], np.int64)
+    indices = np.array([1, 1, 2, 2, 2, 2, 0, 0, 2], np.uint32)
+    g = resident(indptr, indices, 4)
+    scratch = ops.scratch_for(4, np.uint32)
+    words = g.words(WORD)
+    assert _neighbors(words, g.table, 0, 0, 0, 4, scratch[0]).tolist() == [1, 1, 2, 2]
+    assert _neighbors(words, g.table, 1, 0, 0, 2, scratch[0]).tolist() == [2, 2]
+    assert _neighbors(words, g.table, 1, 2, 2, 4, scratch[0]).tolist() == [0, 0]
+    assert _neighbors(words, g.table, 2, 2, 0, 1, scratch[0]).tolist() == [2]
+    np.testing.assert_array_equal(bfs(g, 2), [1, 2, 0])
+
+
+# ----------------------------------------------------------------------------------------------
+# cnr-2000
+
+
+def test_cnr2000_size_and_roundtrip(cnr_csr):
+    indptr, indices = cnr_csr
+    rows = csr_to_edges(indptr, indices).astype(np.uint32)
+    n_edges = len(rows)
+    codec = CgrCodec()
+    for chunk_edges in (2**20, n_edges):
+        payload = bits = 0
+        for a in range(0, n_edges, chunk_edges):
+            part = rows[a : a + chunk_edges]
+            buf = codec.encode(part)
+            h, index, _ = sections(buf)
+            bits += int(index[8 : 8 + 4 * (h.n_local + 1)].view("<u4")[-1])
+            payload += h.payload_bytes
+            np.testing.assert_array_equal(codec.decode(buf), part)
+        assert payload * 8 / n_edges <= 4.68
+    # one chunk: every non-empty list is GCGT's bits; GCGT adds 4 bits per empty list
+    empty = int((np.diff(indptr) == 0).sum())
+    assert (bits + 4 * empty + 7) // 8 == 1_880_170
+    # the closed form, list by list
+    total = sum(closed_form_bits(v, indices[indptr[v] : indptr[v + 1]].tolist()) for v in range(len(indptr) - 1))
+    assert total == bits
+
+
+def test_cnr2000_kernel_bfs(cnr_csr):
+    indptr, indices = cnr_csr
+    g = resident(indptr, indices, 2**20)
+    ref = reference_csr(csr_to_edges(indptr, indices), len(indptr) - 1)
+    for source, reached in ((100000, 325_557), (0, 311)):
+        dist = bfs(g, source)
+        assert (dist >= 0).sum() == reached
+        np.testing.assert_array_equal(dist, oracle_distances(ref, source))
+
+
+# ----------------------------------------------------------------------------------------------
+# Hostile bytes
+
+
+def fuzz_seeds() -> list[np.ndarray]:
+    """Small valid chunks covering every feature: intervals, segments, repeats, 64-bit ids, wide offsets."""
+    rng = np.random.default_rng(0)
+    seeds = []
+    for dtype, top in ((np.uint32, 2**32 - 2), (np.uint64, 2**64 - 2)):
+        lists = {s: sorted(set(rng.integers(0, 3000, rng.integers(0, 30)).tolist())) for s in range(40, 60)}
+        lists[60] = list(range(500, 540)) + [top]
+        lists[61] = sorted(rng.integers(0, 200, 60).tolist())  # repeats
+        seeds.append(rows_of(lists, dtype))
+        seeds.append(rows_of({top - 1: [0, top - 1, top], top: list(range(5, 30))}, dtype))
+    chunks = []
+    for rows in seeds:
+        for codec in (CgrCodec(), CgrCodec(segment_bits=91, interval_segment_bits=197), CgrCodec(zeta_k=1, segment_bits=132, interval_segment_bits=0)):
+            chunks.append(np.frombuffer(codec.encode(rows), np.uint8))
+    chunks.append(widen(chunks[0]))
+    return chunks
+
+
+def mutate(rng, seeds, n):
+    """n hostile inputs from the seeds: truncations, bit flips (header, index, payload), random
+    bytes over a valid prefix, and noise behind a plausible header."""
+    for i in range(n):
+        good = seeds[i % len(seeds)]
+        kind = i % 5
+        if kind == 0:
+            yield good[: rng.integers(0, len(good))]
+        elif kind in (1, 2):
+            bad = good.copy()
+            lo = 0 if kind == 1 else HEADER_BYTES
+            for pos in rng.integers(lo, len(bad), rng.integers(1, 5)):
+                bad[pos] ^= np.uint8(1 << rng.integers(0, 8))
+            yield bad
+        elif kind == 3:
+            bad = good.copy()
+            start = int(rng.integers(HEADER_BYTES, len(bad)))
+            stop = min(len(bad), start + int(rng.integers(1, 16)))
+            bad[start:stop] = rng.integers(0, 256, stop - start, dtype=np.uint8)
+            yield bad
+        else:
+            noise = rng.integers(0, 256, rng.integers(0, 160), dtype=np.uint8)
+            head = good[: min(HEADER_BYTES + 8, len(noise))].copy()
+            noise[: len(head)] = head
+            yield noise
+
+
+def decode_consistently(codec: CgrCodec, buf) -> bool:
+    """Decode hostile bytes: CorruptChunkError, or rows consistent with the header. True if decoded."""
+    try:
+        out = codec.decode(buf)
+    except CorruptChunkError:
+        return False
+    h = read_header(np.asarray(buf), "cgr")
+    assert out.shape == (h.n_edges, 2)
+    if h.n_edges:
+        src = out[:, 0].astype(np.uint64)
+        assert src[0] >= h.first_src and src[-1] <= h.last_src
+        order = np.lexsort((out[:, 1], out[:, 0]))
+        assert (order == np.arange(len(out))).all()
+    return True
+
+
+def run_fuzz(n: int, seed: int = 1) -> dict:
+    codec = CgrCodec()
+    seeds = fuzz_seeds()
+    rng = np.random.default_rng(seed)
+    decoded = 0
+    for buf in mutate(rng, seeds, n):
+        decoded += decode_consistently(codec, buf)
+    return {"inputs": n, "decoded": decoded, "rejected": n - decoded}
+
+
+def test_truncations_all_raise():
+    codec = CgrCodec()
+    for good in fuzz_seeds():
+        for cut in range(len(good)):
+            with pytest.raises(CorruptChunkError):
+                codec.decode(good[:cut])
+
+
+def test_fuzz_100k_hostile_inputs():
+    t0 = time.perf_counter()
+    stats = run_fuzz(100_000)
+    seconds = time.perf_counter() - t0
+    assert stats["rejected"] > 50_000
+    assert seconds < 60, stats
+
+
+def test_decoder_status_codes_are_negative_and_bounded():
+    """The sub-list decoder called directly on garbage never reads past its bounds or hangs."""
+    rng = np.random.default_rng(3)
+    out = np.empty(64, np.uint32)
+    for _ in range(20_000):
+        words = rng.integers(0, 2**32, 6, dtype=np.uint64).astype(np.uint32)
+        words[-1] = 0
+        end = int(rng.integers(1, 32 * 5 + 1))
+        n = int(rng.integers(0, 64))
+        args = (int(rng.integers(1, 17)), int(rng.integers(0, 256)), int(rng.integers(1, 300)), int(rng.integers(0, 300)), bool(rng.integers(0, 2)))
+        status = decode_sublist(words, 0, 0, end, np.uint64(rng.integers(0, 2**32)), *args, U32_MAX, out, n)
+        assert status == n or status < 0
