@@ -44,3 +44,49 @@ def reference_csr(edges: np.ndarray, n: int, *, symmetrize: bool = False, drop_s
 def oracle_distances(m: sp.csr_matrix, source: int) -> np.ndarray:
     d = shortest_path(m, unweighted=True, indices=source)
     return np.where(np.isinf(d), -1, d).astype(np.int32)
+
+
+class MemoryChunks:
+    """Just enough of ``tiering.storage.ChunkStore`` for ``load_resident``: encoded chunks in memory."""
+
+    def __init__(self, blobs: list):
+        self.blobs, self.name, self.n_chunks = [np.frombuffer(b, np.uint8) for b in blobs], "adj", len(blobs)
+
+    def read(self, ids) -> list[np.ndarray]:
+        return [self.blobs[c] for c in ids]
+
+
+def resident_from_blobs(codec, blobs: list, indptr, chunk_edges: int, dtype=np.uint32):
+    """Encoded chunks loaded, and validated, exactly as the engine loads a store's."""
+    from graphtier.tiering.resident import load_resident
+
+    indptr = np.asarray(indptr, np.int64)
+    return load_resident(MemoryChunks(blobs), codec, indptr, len(indptr) - 1, chunk_edges, np.dtype(dtype))
+
+
+def resident_graph(codec, indptr, indices, chunk_edges: int, dtype=np.uint32):
+    """A graph's CSR encoded by ``codec`` in chunks of ``chunk_edges``, ready for the kernels."""
+    rows = csr_to_edges(indptr, indices).astype(dtype)
+    blobs = [codec.encode(rows[a : a + chunk_edges]) for a in range(0, len(rows), chunk_edges)]
+    return resident_from_blobs(codec, blobs, indptr, chunk_edges, dtype)
+
+
+def kernel_distances(g, source: int) -> np.ndarray:
+    """BFS distances through ``operators.advance`` and the format's kernel, with the engine's functor."""
+    from graphtier.engine.bfs import visit
+    from graphtier.kernels.cpu import operators as ops
+    from graphtier.kernels.cpu.formats import NEIGHBORS
+
+    neighbors, word = NEIGHBORS[g.format]
+    dist = np.full(g.n_vertices, -1, np.int32)
+    parent = np.full(g.n_vertices, -1, np.int64)
+    dist[source], parent[source] = 0, source
+    queue = np.empty(g.n_vertices, np.int64)
+    queue[0] = source
+    a, b = 0, 1
+    scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
+    state = (dist, parent, np.zeros(0, np.bool_))
+    while a < b:
+        found = ops.advance(queue[a:b], g.indptr, g.words(word), g.table, g.chunk_edges, neighbors, visit, state, queue[b:], scratch)
+        a, b = b, b + found
+    return dist

@@ -28,9 +28,8 @@ from graphtier.codecs.header import HEADER_BYTES, ChunkHeader, pad8, read_header
 from graphtier.errors import CorruptChunkError
 from graphtier.kernels.cpu import operators as ops
 from graphtier.kernels.cpu.cgr import WORD, cgr_neighbors
-from graphtier.tiering.resident import ResidentGraph
 
-from .conftest import csr_to_edges, oracle_distances, reference_csr
+from .conftest import csr_to_edges, kernel_distances, oracle_distances, reference_csr, resident_from_blobs, resident_graph
 
 M64 = 2**64
 
@@ -427,6 +426,11 @@ def test_many_segments_and_many_sources(dups):
         check_against_reference(codec, rows)
 
 
+@njit
+def _neighbors(words, table, c, v, lo, hi, scratch):
+    return cgr_neighbors(words, table, c, v, lo, hi, scratch).copy()
+
+
 def test_64bit_bit_offsets_decode():
     """Chunks whose stream reaches 2**32 bits get 8-byte offsets; rewrite a small chunk that way."""
     rows = rows_of({4: [1, 2, 3, 4, 9, 100], 5: [], 6: [7]})
@@ -434,7 +438,7 @@ def test_64bit_bit_offsets_decode():
     wide = widen(codec.encode(rows))
     np.testing.assert_array_equal(codec.decode(wide), rows)
     indptr = np.array([0] * 5 + [6, 6] + [7] * 95)
-    g = resident_from_blobs([wide], indptr, 101, 8, np.dtype(np.uint32))
+    g = resident_from_blobs(CgrCodec(), [wide], indptr, 8)
     scratch = ops.scratch_for(8, np.uint32)
     assert _neighbors(g.words(WORD), g.table, 0, 4, 0, 6, scratch[0]).tolist() == [1, 2, 3, 4, 9, 100]
     assert _neighbors(g.words(WORD), g.table, 0, 6, 6, 7, scratch[0]).tolist() == [7]
@@ -500,55 +504,6 @@ def test_check_rejects_ids_beyond_the_graph():
 # The CPU kernel, under the operators
 
 
-def resident_from_blobs(blobs, indptr, n, chunk_edges, id_dtype) -> ResidentGraph:
-    codec = CgrCodec()
-    table = np.zeros((len(blobs), 5), np.int64)
-    offset = 0
-    for c, blob in enumerate(blobs):
-        h, _ = codec.check(blob, n)
-        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
-        offset += pad8(len(blob))
-    arena = np.zeros(offset, np.uint8)
-    for c, blob in enumerate(blobs):
-        arena[table[c, 0] : table[c, 0] + len(blob)] = np.frombuffer(blob, np.uint8)
-    return ResidentGraph(arena, table, np.asarray(indptr, np.int64), n, chunk_edges, "cgr", id_dtype)
-
-
-def resident(indptr, indices, chunk_edges, codec=None, dtype=np.uint32) -> ResidentGraph:
-    codec = codec or CgrCodec()
-    n = len(indptr) - 1
-    rows = csr_to_edges(indptr, indices).astype(dtype)
-    blobs = [codec.encode(rows[a : a + chunk_edges]) for a in range(0, len(rows), chunk_edges)]
-    return resident_from_blobs(blobs, indptr, n, chunk_edges, np.dtype(dtype))
-
-
-@njit
-def _neighbors(words, table, c, v, lo, hi, scratch):
-    return cgr_neighbors(words, table, c, v, lo, hi, scratch).copy()
-
-
-@njit
-def _visit(v, u, state):
-    dist = state[0]
-    if dist[u] < 0:
-        dist[u] = dist[v] + 1
-        return True
-    return False
-
-
-def bfs(g: ResidentGraph, source: int) -> np.ndarray:
-    dist = np.full(g.n_vertices, -1, np.int32)
-    dist[source] = 0
-    queue = np.empty(g.n_vertices, np.int64)
-    queue[0] = source
-    a, b = 0, 1
-    scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
-    while a < b:
-        found = ops.advance(queue[a:b], g.indptr, g.words(WORD), g.table, g.chunk_edges, cgr_neighbors, _visit, (dist,), queue[b:], scratch)
-        a, b = b, b + found
-    return dist
-
-
 def random_graph(seed, n=3000, m=40000):
     rng = np.random.default_rng(seed)
     src = rng.integers(0, n, m)
@@ -563,16 +518,16 @@ def random_graph(seed, n=3000, m=40000):
 @pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
 def test_kernel_bfs_matches_scipy(chunk_edges, dtype):
     indptr, indices = random_graph(chunk_edges)
-    g = resident(indptr, indices, chunk_edges, dtype=dtype)
+    g = resident_graph(CgrCodec(), indptr, indices, chunk_edges, dtype)
     ref = reference_csr(csr_to_edges(indptr, indices), len(indptr) - 1)
     for source in (0, 17, int(np.argmax(np.diff(indptr)))):
-        np.testing.assert_array_equal(bfs(g, source), oracle_distances(ref, source))
+        np.testing.assert_array_equal(kernel_distances(g, source), oracle_distances(ref, source))
 
 
 def test_kernel_returns_each_sorted_sublist():
     indptr, indices = random_graph(3)
     ce = 777
-    g = resident(indptr, indices, ce, codec=CgrCodec(min_interval=2, segment_bits=128))
+    g = resident_graph(CgrCodec(min_interval=2, segment_bits=128), indptr, indices, ce)
     scratch = ops.scratch_for(ce, np.uint32)
     words = g.words(WORD)
     for v in range(len(indptr) - 1):
@@ -589,14 +544,14 @@ def test_kernel_returns_each_sorted_sublist():
 def test_kernel_with_duplicates():
     indptr = np.array([0, 6, 6, 9], np.int64)
     indices = np.array([1, 1, 2, 2, 2, 2, 0, 0, 2], np.uint32)
-    g = resident(indptr, indices, 4)
+    g = resident_graph(CgrCodec(), indptr, indices, 4)
     scratch = ops.scratch_for(4, np.uint32)
     words = g.words(WORD)
     assert _neighbors(words, g.table, 0, 0, 0, 4, scratch[0]).tolist() == [1, 1, 2, 2]
     assert _neighbors(words, g.table, 1, 0, 0, 2, scratch[0]).tolist() == [2, 2]
     assert _neighbors(words, g.table, 1, 2, 2, 4, scratch[0]).tolist() == [0, 0]
     assert _neighbors(words, g.table, 2, 2, 0, 1, scratch[0]).tolist() == [2]
-    np.testing.assert_array_equal(bfs(g, 2), [1, 2, 0])
+    np.testing.assert_array_equal(kernel_distances(g, 2), [1, 2, 0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -628,10 +583,10 @@ def test_cnr2000_size_and_roundtrip(cnr_csr):
 
 def test_cnr2000_kernel_bfs(cnr_csr):
     indptr, indices = cnr_csr
-    g = resident(indptr, indices, 2**20)
+    g = resident_graph(CgrCodec(), indptr, indices, 2**20)
     ref = reference_csr(csr_to_edges(indptr, indices), len(indptr) - 1)
     for source, reached in ((100000, 325_557), (0, 311)):
-        dist = bfs(g, source)
+        dist = kernel_distances(g, source)
         assert (dist >= 0).sum() == reached
         np.testing.assert_array_equal(dist, oracle_distances(ref, source))
 

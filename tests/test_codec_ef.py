@@ -17,9 +17,9 @@ from graphtier.codecs.base import local_offsets
 from graphtier.codecs.ef import EfCodec, chunk_nbytes, ef_decode_list
 from graphtier.codecs.header import HEADER_BYTES, pad8, read_header
 from graphtier.errors import CorruptChunkError
-from graphtier.kernels.cpu import operators as ops
 from graphtier.kernels.cpu.ef import WORD, ef_neighbors
-from graphtier.tiering.resident import ResidentGraph
+
+from .conftest import kernel_distances, resident_graph
 
 # ---------------------------------------------------------------------------------------------
 # An independent reading of the format, in plain Python integers (docs/formats/ef.md)
@@ -320,45 +320,6 @@ def test_non_canonical_lower_width_is_refused():
 # The CPU kernel, through the operators, on hand-built arenas
 
 
-def resident(codec: EfCodec, indptr: np.ndarray, indices: np.ndarray, chunk_edges: int, dtype) -> ResidentGraph:
-    n = len(indptr) - 1
-    rows = np.stack([np.repeat(np.arange(n, dtype=np.uint64), np.diff(indptr)), indices.astype(np.uint64)], axis=1).astype(dtype)
-    blobs = [np.frombuffer(codec.encode(rows[a : a + chunk_edges]), np.uint8) for a in range(0, len(rows), chunk_edges)]
-    table = np.zeros((len(blobs), 5), np.int64)
-    offset = 0
-    for c, blob in enumerate(blobs):
-        h, _ = codec.check(blob, n)
-        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
-        offset += pad8(len(blob))
-    arena = np.zeros(offset, np.uint8)
-    for c, blob in enumerate(blobs):
-        arena[table[c, 0] : table[c, 0] + len(blob)] = blob
-    return ResidentGraph(arena, table, np.asarray(indptr, np.int64), n, chunk_edges, "ef", np.dtype(dtype))
-
-
-@njit
-def visit(v, u, state):
-    dist = state[0]
-    if dist[u] < 0:
-        dist[u] = dist[v] + 1
-        return True
-    return False
-
-
-def bfs(g: ResidentGraph, source: int) -> np.ndarray:
-    dist = np.full(g.n_vertices, -1, np.int32)
-    dist[source] = 0
-    queue = np.empty(g.n_vertices, np.int64)
-    queue[0] = source
-    a, b = 0, 1
-    scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
-    words = g.words(WORD)
-    while a < b:
-        k = ops.advance(queue[a:b], g.indptr, words, g.table, g.chunk_edges, ef_neighbors, visit, (dist,), queue[b:], scratch)
-        a, b = b, b + k
-    return dist
-
-
 def oracle(indptr, indices, n, source) -> np.ndarray:
     m = sp.csr_matrix((np.ones(len(indices)), indices.astype(np.int64), indptr), shape=(n, n))
     d = shortest_path(m, unweighted=True, indices=source)
@@ -382,9 +343,9 @@ def random_csr(seed: int, n: int, m: int):
 def test_kernel_bfs_matches_scipy(dtype, chunk_edges, quantum):
     n = 3000
     indptr, indices = random_csr(7, n, 12000)  # duplicates, self-loops, isolated vertices
-    g = resident(EfCodec(quantum=quantum), indptr, indices, chunk_edges, dtype)
+    g = resident_graph(EfCodec(quantum=quantum), indptr, indices, chunk_edges, dtype)
     for source in (0, int(np.argmax(np.diff(indptr))), n - 1):
-        np.testing.assert_array_equal(bfs(g, source), oracle(indptr, indices, n, source))
+        np.testing.assert_array_equal(kernel_distances(g, source), oracle(indptr, indices, n, source))
 
 
 @njit
@@ -405,7 +366,7 @@ def _all_lists(indptr, words, table, chunk_edges, scratch, out):
 
 def test_kernel_returns_every_sub_list_exactly():
     indptr, indices = random_csr(3, 500, 5000)
-    g = resident(EfCodec(quantum=2), indptr, indices, 64, np.uint32)
+    g = resident_graph(EfCodec(quantum=2), indptr, indices, 64, np.uint32)
     out = np.empty(len(indices) + 1, np.uint32)
     k = _all_lists(g.indptr, g.words(WORD), g.table, g.chunk_edges, np.empty(64, np.uint32), out)
     assert k == len(indices)
@@ -414,11 +375,11 @@ def test_kernel_returns_every_sub_list_exactly():
 
 def test_kernel_bfs_on_cnr(cnr_csr):
     indptr, indices = cnr_csr
-    g = resident(EfCodec(), indptr, indices, 2**16, np.uint32)
-    dist = bfs(g, 100000)
+    g = resident_graph(EfCodec(), indptr, indices, 2**16, np.uint32)
+    dist = kernel_distances(g, 100000)
     assert (dist >= 0).all() and dist.max() == 37
     np.testing.assert_array_equal(dist, oracle(indptr, indices, len(indptr) - 1, 100000))
-    assert (bfs(g, 0) >= 0).sum() == 311
+    assert (kernel_distances(g, 0) >= 0).sum() == 311
 
 
 def test_sub_list_decoder_is_memory_safe_without_checks():

@@ -16,11 +16,9 @@ from numba import njit
 from graphtier.codecs.header import HEADER_BYTES, pad8, read_header
 from graphtier.codecs.log import LogCodec, chunk_size, data_words, decode_list_log, payload_size
 from graphtier.errors import CorruptChunkError
-from graphtier.kernels.cpu import operators as ops
-from graphtier.kernels.cpu.log import WORD, log_neighbors
-from graphtier.tiering.resident import load_resident
+from graphtier.kernels.cpu.log import log_neighbors
 
-from .conftest import csr_to_edges, oracle_distances, reference_csr
+from .conftest import csr_to_edges, kernel_distances, oracle_distances, reference_csr, resident_graph
 
 _spec = importlib.util.spec_from_file_location("fuzz_log", Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_log.py")
 fuzz_log = importlib.util.module_from_spec(_spec)
@@ -243,47 +241,6 @@ def test_fuzz_100k_inputs():
 # --- the CPU kernel through the operator layer -----------------------------------------------
 
 
-class _Blobs:
-    """Just enough of tiering.storage.ChunkStore for load_resident: encoded chunks in memory."""
-
-    def __init__(self, blobs):
-        self.blobs, self.name, self.n_chunks = blobs, "adj", len(blobs)
-
-    def read(self, ids):
-        return [self.blobs[c] for c in ids]
-
-
-def resident(indptr, dst, chunk_edges, dtype):
-    rows = csr_to_edges(indptr, dst).astype(dtype)
-    codec = LogCodec()
-    blobs = [np.frombuffer(codec.encode(rows[a : a + chunk_edges]), np.uint8) for a in range(0, len(rows), chunk_edges)]
-    n = len(indptr) - 1
-    return load_resident(_Blobs(blobs), codec, np.asarray(indptr, np.int64), n, chunk_edges, np.dtype(dtype))
-
-
-@njit
-def _visit(v, u, state):
-    dist = state[0]
-    if dist[u] < 0:
-        dist[u] = dist[v] + 1
-        return True
-    return False
-
-
-def bfs(g, source):
-    dist = np.full(g.n_vertices, -1, np.int32)
-    dist[source] = 0
-    queue = np.empty(g.n_vertices, np.int64)
-    queue[0] = source
-    a, b = 0, 1
-    scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
-    words = g.words(WORD)
-    while a < b:
-        n = ops.advance(queue[a:b], g.indptr, words, g.table, g.chunk_edges, log_neighbors, _visit, (dist,), queue[b:], scratch)
-        a, b = b, b + n
-    return dist
-
-
 @pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
 @pytest.mark.parametrize("chunk_edges", [7, 64, 1 << 12])
 def test_bfs_over_log_chunks_matches_scipy(dtype, chunk_edges):
@@ -292,15 +249,15 @@ def test_bfs_over_log_chunks_matches_scipy(dtype, chunk_edges):
     e = rng.integers(0, n, (12_000, 2))
     e = np.concatenate([e, np.stack([np.arange(n - 1), np.arange(1, n)], 1)])  # a path, so most are reached
     ref = reference_csr(e, n)
-    g = resident(ref.indptr, ref.indices, chunk_edges, dtype)
+    g = resident_graph(LogCodec(), ref.indptr, ref.indices, chunk_edges, dtype)
     for source in (0, int(np.argmax(np.diff(ref.indptr))), n - 1):
-        np.testing.assert_array_equal(bfs(g, source), oracle_distances(ref, source))
+        np.testing.assert_array_equal(kernel_distances(g, source), oracle_distances(ref, source))
 
 
 def test_bfs_on_cnr2000(cnr_csr):
     indptr, indices = cnr_csr
-    g = resident(indptr, indices, 1 << 18, np.uint32)
-    dist = bfs(g, 100000)
+    g = resident_graph(LogCodec(), indptr, indices, 1 << 18)
+    dist = kernel_distances(g, 100000)
     assert (dist >= 0).sum() == 325_557 and dist.max() == 37
     np.testing.assert_array_equal(dist, oracle_distances(reference_csr(csr_to_edges(indptr, indices), len(indptr) - 1), 100000))
 
