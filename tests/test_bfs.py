@@ -60,7 +60,7 @@ def test_generated_graphs(tmp_path, kind, reverse, fmt):
     r = gt.bfs(g, source)
     np.testing.assert_array_equal(r.distances, oracle_distances(ref, source))
     gt.validate_bfs_tree(ref.indptr, ref.indices, source, r.distances, r.parents)
-    if reverse and kind != "grid":
+    if kind != "grid":
         assert "pull" in {lvl["direction"] for lvl in r.stats["per_level"]}
     np.testing.assert_array_equal(gt.bfs(g, source, direction="push").distances, r.distances)
 
@@ -112,3 +112,16 @@ def test_hostile_chunk_with_valid_crc_is_refused(tmp_path):
     _corrupt_first_chunk(tmp_path / "g.gt", hostile)
     with pytest.raises(CorruptChunkError, match="adj chunk 0: .*vertex id"):
         gt.bfs(gt.open(tmp_path / "g.gt"), 0)
+
+
+def test_device_auto_falls_back_with_one_message(tmp_path, monkeypatch, capsys):
+    from graphtier.engine import backend
+
+    monkeypatch.setattr(backend, "unavailable", lambda: "no CUDA device is visible")
+    monkeypatch.setattr(backend, "_told", False)
+    g = gt.build(np.array([[0, 1], [1, 2]]), tmp_path / "g.gt")
+    assert gt.bfs(g, 0).stats["device"] == "cpu"
+    assert gt.bfs(g, 0).stats["device"] == "cpu"
+    assert capsys.readouterr().err.count("running on the CPU: no CUDA device is visible") == 1
+    with pytest.raises(RuntimeError, match="device='cuda' but no CUDA device"):
+        gt.bfs(g, 0, device="cuda")

@@ -1,14 +1,28 @@
-"""Which backend runs an algorithm."""
+"""Which backend runs an algorithm: the GPU when asked for or when "auto" finds one, else the CPU."""
 
 from __future__ import annotations
 
+import sys
+
+from ..kernels.cuda.runtime import unavailable
+
 DEVICES = ("auto", "cpu", "cuda")
+_told = False
 
 
 def resolve_device(device: str) -> str:
-    """The backend for ``device``; only the CPU backend exists in this version."""
+    """"cpu" or "cuda" for ``device``; "auto" says once per process why it falls back to the CPU."""
+    global _told
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    reason = unavailable()
+    if reason is None:
+        return "cuda"
     if device == "cuda":
-        raise NotImplementedError("device='cuda': the GPU backend is not part of this version yet; use 'cpu' or 'auto'")
+        raise RuntimeError(f"device='cuda' but {reason}")
+    if not _told:
+        print(f"graphtier: running on the CPU: {reason}", file=sys.stderr)
+        _told = True
     return "cpu"

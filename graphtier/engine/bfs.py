@@ -1,9 +1,9 @@
-"""Breadth-first search: three functors and a direction-optimizing driver over the operators.
+"""Breadth-first search: functors and one direction-optimizing level loop per backend.
 
 Push levels expand the frontier through out-edges; when the frontier's edges outweigh what is left
-unexplored, and the reverse graph is stored, pull levels let each unvisited vertex look for a
-parent among its in-neighbours instead, until the frontier shrinks and is small again (Beamer et
-al.'s heuristic with GAP's constants, alpha 14 and beta 24).
+unexplored, pull levels let each unvisited vertex look for a parent among its in-neighbours instead,
+until the frontier shrinks again (Beamer et al.'s heuristic with GAP's constants). The CPU functors
+are below; the GPU's are in ``kernels/cuda/bfs.cu``, applied by the same operators there.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from .graph import Graph
 from .results import BFSResult
 
 ALPHA, BETA = 14, 24
+KERNELS = ("bfs_push", "bfs_pull")  # the kernel templates of kernels/cuda/bfs.cu
+BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; resident blocks the grids aim for
 
 
 @njit
@@ -49,22 +51,62 @@ def unvisited(v, state):
     return state[0][v] < 0
 
 
+class Direction:
+    """Beamer's switch: pull on a growing frontier whose edges exceed a fourteenth of those left
+    unexplored; keep pulling while it grows or holds more than V/24 vertices."""
+
+    def __init__(self, mode: str, optimize: bool, n_vertices: int, n_edges: int):
+        self.pulling = mode == "pull"
+        self.optimize = optimize
+        self.n = n_vertices
+        self.unexplored = n_edges
+        self.previous = 0
+
+    def next(self, frontier: int, frontier_edges: int) -> bool:
+        """Whether to pull this level, given the frontier's size and out-edges."""
+        if self.optimize:
+            self.unexplored -= frontier_edges
+            if self.pulling:
+                self.pulling = frontier >= self.previous or frontier > self.n / BETA
+            else:
+                self.pulling = frontier > self.previous and frontier_edges > self.unexplored / ALPHA
+        self.previous = frontier
+        return self.pulling
+
+
 def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "auto") -> BFSResult:
     """Distances and BFS-tree parents from ``source`` (an id as the input gave it).
 
-    ``direction``: "push", "pull" (needs the reverse graph) or "auto": on a symmetric graph with
-    the reverse stored, switch by frontier size; otherwise push. (Pulling on a directed graph
-    rarely stops early: on cnr-2000 it made BFS 8x slower.)
+    ``device``: "cpu", "cuda" or "auto" (the GPU when cupy finds one). ``direction``: "push",
+    "pull" or "auto": switch by frontier size on a symmetric graph; push on a directed one, where
+    pulling rarely stops early (on cnr-2000 it made BFS 8x slower). Pulling reads in-edges: the
+    graph itself when symmetric, else the reverse graph, which must then be stored.
     """
-    resolve_device(device)
+    backend = resolve_device(device)
     if direction not in ("auto", "push", "pull"):
         raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {direction!r}")
-    if direction == "pull" and not graph.has_reverse:
-        raise ValueError(f"direction='pull' needs the reverse graph, which {graph.location} does not have")
+    if direction == "pull" and graph.directed and not graph.has_reverse:
+        raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
     s = graph.vertex(source)
+    optimize = direction == "auto" and not graph.directed
+    policy = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
+    pulls = direction == "pull" or optimize
+    levels = _cuda_levels if backend == "cuda" else _cpu_levels
+    dist, parent, stats = levels(graph, s, policy, pulls)
+    stats = {"device": backend, "format": graph.format, **stats, "levels": len(stats["per_level"])}
+    stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
+    return BFSResult(
+        source=source,
+        distances=graph.to_original(dist),
+        parents=graph.refs_to_original(graph.to_original(parent)),
+        stats=stats,
+        ids=graph.ids,
+    )
+
+
+def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[np.ndarray, np.ndarray, dict]:
     fwd = graph.resident()
-    optimize = direction == "auto" and graph.has_reverse and not graph.directed
-    rev = graph.resident(reverse=True) if direction == "pull" or optimize else None
+    rev = graph.resident(reverse=graph.directed) if pulls else None
     neighbors, word = NEIGHBORS[graph.format]
     scratch = ops.scratch_for(graph.chunk_edges, graph.id_dtype)
     n = graph.n_vertices
@@ -76,26 +118,15 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
     queue = np.empty(n, np.int64)
     queue[0] = s
     a, b = 0, 1
-    in_frontier = np.zeros(n if rev is not None else 0, np.bool_)
-    all_vertices = np.arange(n if rev is not None else 0, dtype=np.int64)
+    in_frontier = np.zeros(n if pulls else 0, np.bool_)
+    all_vertices = np.arange(n if pulls else 0, dtype=np.int64)
     candidates = np.empty_like(all_vertices)
-    unexplored = graph.n_edges
     levels = []
-    pulling = direction == "pull"
-    previous = 0
     while a < b:
         started = time.perf_counter()
         frontier = queue[a:b]
-        level = {"frontier": int(b - a)}
-        if optimize:
-            frontier_edges = ops.degree_sum(frontier, fwd.indptr)
-            unexplored -= frontier_edges
-            level["edges"] = int(frontier_edges)
-            if pulling:  # keep pulling while the frontier grows or stays large (as GAP does)
-                pulling = len(frontier) >= previous or len(frontier) > n / BETA
-            else:  # start pulling only on a growing frontier with most remaining edges at its door
-                pulling = len(frontier) > previous and frontier_edges > unexplored / ALPHA
-        previous = len(frontier)
+        edges = int(ops.degree_sum(frontier, fwd.indptr)) if policy.optimize else 0
+        pulling = policy.next(len(frontier), edges)
         if pulling:
             in_frontier[frontier] = True
             todo = candidates[: ops.filter(all_vertices, unvisited, (dist,), candidates)]
@@ -107,25 +138,72 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
             n_next = len(found)
         else:
             n_next = ops.advance(frontier, fwd.indptr, fwd.words(word), fwd.table, fwd.chunk_edges, neighbors, visit, (dist, parent, in_frontier), queue[b:], scratch)
-        levels.append({**level, "direction": "pull" if pulling else "push", "seconds": time.perf_counter() - started})
+        levels.append({"frontier": len(frontier), "edges": edges, "direction": "pull" if pulling else "push", "seconds": time.perf_counter() - started})
         a, b = b, b + n_next
     seconds = time.perf_counter() - t0
-    edges_reached = int(ops.degree_sum(queue[:b], fwd.indptr))
     stats = {
-        "device": "cpu",
-        "format": graph.format,
         "seconds": seconds,
-        "levels": len(levels),
         "reached": int(b),
-        "edges_traversed": edges_reached,
-        "teps": edges_reached / seconds if seconds > 0 else float("inf"),
+        "edges_traversed": int(ops.degree_sum(queue[:b], fwd.indptr)),
         "per_level": levels,
-        "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None else 0),
+        "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None and rev is not fwd else 0),
     }
-    return BFSResult(
-        source=source,
-        distances=graph.to_original(dist),
-        parents=graph.refs_to_original(graph.to_original(parent)),
-        stats=stats,
-        ids=graph.ids,
-    )
+    return dist, parent, stats
+
+
+def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The same level loop on the GPU: one kernel per level and a 16-byte readback of the next
+    frontier's size and edges, which the direction switch needs."""
+    import cupy
+
+    from ..kernels.cuda.runtime import function
+
+    fwd = graph.on_device()
+    rev = graph.on_device(reverse=graph.directed) if pulls else None
+    push = function("bfs.cu", KERNELS, "bfs_push", graph.format)
+    pull = function("bfs.cu", KERNELS, "bfs_pull", graph.format)
+    to_bitmap = function("bfs.cu", KERNELS, "queue_to_bitmap")
+    n = graph.n_vertices
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    dist = cupy.full(n, -1, cupy.int32)
+    parent = cupy.full(n, -1, cupy.int64)
+    dist[s], parent[s] = 0, s
+    queue, next_queue = cupy.empty(n, cupy.uint32), cupy.empty(n, cupy.uint32)
+    queue[0] = s
+    counters = cupy.zeros(2, cupy.uint64)
+    bitmap = cupy.zeros((n + 31) // 32 if pulls else 0, cupy.uint32)
+    frontier, edges = 1, int(graph.indptr()[s + 1] - graph.indptr()[s])
+    levels, reached, level = [], 1, 0
+    while frontier:
+        started = time.perf_counter()
+        pulling = policy.next(frontier, edges)
+        counters.fill(0)
+        if pulling:
+            to_bitmap((min(-(-frontier // BLOCK), sms * BLOCKS_PER_SM),), (BLOCK,), (queue, np.int64(frontier), bitmap))
+            blocks = min(-(-n // BLOCK), sms * BLOCKS_PER_SM)
+            pull((blocks,), (BLOCK,), (*rev.params, bitmap, next_queue, counters, dist, parent, np.int32(level)))
+            bitmap.fill(0)
+        else:
+            blocks = min(-(-frontier * 32 // BLOCK), sms * BLOCKS_PER_SM)
+            push((blocks,), (BLOCK,), (*fwd.params, queue, np.int64(frontier), next_queue, counters, dist, parent, np.int32(level)))
+        levels.append({"frontier": frontier, "edges": edges, "direction": "pull" if pulling else "push"})
+        frontier, edges = (int(x) for x in counters.get())
+        levels[-1]["seconds"] = time.perf_counter() - started
+        queue, next_queue = next_queue, queue
+        reached += frontier
+        level += 1
+    stop.record()
+    stop.synchronize()
+    seconds = cupy.cuda.get_elapsed_time(start, stop) / 1e3
+    degrees = cupy.diff(fwd.indptr)
+    stats = {
+        "seconds": seconds,
+        "reached": reached,
+        "edges_traversed": int(degrees[dist >= 0].sum()),
+        "per_level": levels,
+        "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None and rev is not fwd else 0),
+    }
+    return dist.get(), parent.get(), stats

@@ -11,6 +11,7 @@ import zarr
 from .. import codecs as graph_codecs
 from .. import store as schema
 from ..errors import StoreError
+from ..kernels.cuda.runtime import DeviceGraph
 from ..tiering.resident import ResidentGraph, load_resident
 from ..tiering.storage import ChunkStore
 
@@ -100,6 +101,10 @@ class Graph:
     def resident(self, reverse: bool = False) -> ResidentGraph:
         """Every encoded chunk in one validated host buffer (the whole graph must fit)."""
         return self._once("resident", reverse, lambda: load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype))
+
+    def on_device(self, reverse: bool = False) -> DeviceGraph:
+        """The resident graph copied to the GPU, unchanged (the whole graph must fit there)."""
+        return self._once("device", reverse, lambda: DeviceGraph.upload(self.resident(reverse)))
 
     def edges(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Decoded (src, dst) rows: for users and tests; kernels never take this path."""

@@ -1,0 +1,63 @@
+// The resident graph as kernels see it, and warp helpers shared by every format and operator.
+//
+// The arena holds every encoded chunk, 8-byte aligned, read as little-endian uint32 words. The
+// chunk table has one row of byte offsets per chunk (columns as tiering/resident.py), so a format
+// finds chunk c's index and payload without parsing its header. Ids are 32-bit on the GPU.
+#pragma once
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+#define FULL_MASK 0xffffffffu
+
+enum TableColumn { CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, TABLE_COLUMNS };
+
+struct Graph {
+    const u32* words;    // the arena
+    const i64* table;    // n_chunks x TABLE_COLUMNS
+    const i64* indptr;   // V + 1 global edge offsets
+    i64 chunk_edges;
+    i64 n_vertices;
+
+    __device__ i64 at(i64 c, int column) const { return table[c * TABLE_COLUMNS + column]; }
+    // Chunk c's payload as words; sections are 8-byte aligned, so this is exact.
+    __device__ const u32* payload(i64 c) const { return words + at(c, PAYLOAD_START) / 4; }
+    __device__ const u32* index(i64 c) const { return words + at(c, INDEX_START) / 4; }
+    __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }
+};
+
+// Kernel parameters that describe the graph, and the struct rebuilt from them inside a kernel
+// (flat parameters keep the launch independent of how a CuPy build passes structs).
+#define GRAPH_PARAMS const u32 *words, const i64 *table, const i64 *indptr, i64 chunk_edges, i64 n_vertices
+#define GRAPH_ARGS Graph{words, table, indptr, chunk_edges, n_vertices}
+
+__device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
+
+__device__ __forceinline__ i64 global_warp() { return (i64(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; }
+
+__device__ __forceinline__ i64 warp_count() { return (i64(gridDim.x) * blockDim.x) >> 5; }
+
+// Appends u to a queue with one atomic per group of lanes that call it together.
+__device__ __forceinline__ void append(u32* queue, u64* count, u32 u) {
+    u32 mask = __activemask();
+    int leader = __ffs(mask) - 1;
+    u64 base = 0;
+    if (lane_id() == leader) base = atomicAdd(count, u64(__popc(mask)));
+    base = __shfl_sync(mask, base, leader);
+    queue[base + __popc(mask & ((1u << lane_id()) - 1))] = u;
+}
+
+// Adds every lane's x into *total with one atomic per warp; all 32 lanes must call it.
+__device__ __forceinline__ void warp_add(u64* total, u64 x) {
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(FULL_MASK, x, d);
+    if (lane_id() == 0 && x) atomicAdd(total, x);
+}
+
+// Bits [bit, bit + width) of an LSB-first uint32 word string, width <= 32; reads words bit/32
+// and bit/32 + 1, which the caller guarantees exist.
+__device__ __forceinline__ u32 bits_lsb(const u32* w, u64 bit, u32 width) {
+    u64 q = bit >> 5;
+    u64 window = (u64(w[q + 1]) << 32) | w[q];
+    return u32((window >> (bit & 31)) & ((u64(1) << width) - 1));
+}
