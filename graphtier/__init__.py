@@ -7,13 +7,14 @@
 
 from ._version import __version__
 from .engine import BFSResult, BFSValidationError, Graph, bfs, build, open, recode, validate_bfs_tree
-from .errors import CorruptChunkError, GraphtierError, InputError, StoreError
+from .errors import CorruptChunkError, DeviceError, GraphtierError, InputError, StoreError
 from .partition import generators
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
     "CorruptChunkError",
+    "DeviceError",
     "Graph",
     "GraphtierError",
     "InputError",

@@ -18,7 +18,7 @@ import numpy as np
 import graphtier as gt
 
 from .codecs import FORMATS
-from .errors import CorruptChunkError, InputError, StoreError
+from .errors import CorruptChunkError, DeviceError, InputError, StoreError
 from .partition.order import ORDERS
 
 EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED = 3, 4, 130
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     except (StoreError, CorruptChunkError, FileNotFoundError, FileExistsError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return EXIT_STORE
-    except (ValueError, NotImplementedError) as e:
+    except (ValueError, NotImplementedError, DeviceError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

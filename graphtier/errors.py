@@ -33,3 +33,8 @@ class CorruptChunkError(GraphtierError, ValueError):
 
 class StoreError(GraphtierError):
     """A store that is missing, of the wrong schema, or inconsistent."""
+
+
+class DeviceError(GraphtierError, RuntimeError):
+    """The GPU backend was asked for but cannot run here (no cupy, no device), or the graph does
+    not fit what it supports."""

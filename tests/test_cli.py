@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+import graphtier as gt
 from graphtier.cli import main
 
 
@@ -65,3 +66,12 @@ def test_console_script_help():
     out = subprocess.run([sys.executable, "-m", "graphtier.cli", "--help"], capture_output=True, text=True, check=True)
     for command in ("generate", "convert", "info", "bfs", "demo"):
         assert command in out.stdout
+
+
+def test_bfs_on_cuda_without_a_gpu_exits_2(tmp_path, monkeypatch, capsys):
+    from graphtier.engine import backend
+
+    monkeypatch.setattr(backend, "unavailable", lambda: "cupy is not installed")
+    gt.build(np.array([[0, 1]]), tmp_path / "g.gt")
+    assert main(["bfs", str(tmp_path / "g.gt"), "--source", "0", "--device", "cuda"]) == 2
+    assert "device='cuda' but cupy is not installed" in capsys.readouterr().err

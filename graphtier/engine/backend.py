@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import DeviceError
 from ..kernels.cuda.runtime import unavailable
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -21,7 +22,7 @@ def resolve_device(device: str) -> str:
     if reason is None:
         return "cuda"
     if device == "cuda":
-        raise RuntimeError(f"device='cuda' but {reason}")
+        raise DeviceError(f"device='cuda' but {reason}")
     if not _told:
         print(f"graphtier: running on the CPU: {reason}", file=sys.stderr)
         _told = True

@@ -21,7 +21,8 @@ from .results import BFSResult
 
 ALPHA, BETA = 14, 24
 KERNELS = ("bfs_push", "bfs_pull")  # the kernel templates of kernels/cuda/bfs.cu
-BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; resident blocks the grids aim for
+BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
+BATCH = 8  # levels launched per readback of frontier sizes when no direction decision needs them
 
 
 @njit
@@ -152,8 +153,9 @@ def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[n
 
 
 def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[np.ndarray, np.ndarray, dict]:
-    """The same level loop on the GPU: one kernel per level and a 16-byte readback of the next
-    frontier's size and edges, which the direction switch needs."""
+    """The same level loop on the GPU. Frontier sizes stay on the device: kernels read theirs
+    from ``sizes`` and write the next, so levels that need no direction decision are launched
+    ``BATCH`` at a time, and the host reads the sizes back once per batch (16 bytes a level)."""
     import cupy
 
     from ..kernels.cuda.runtime import function
@@ -164,44 +166,47 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[
     pull = function("bfs.cu", KERNELS, "bfs_pull", graph.format)
     to_bitmap = function("bfs.cu", KERNELS, "queue_to_bitmap")
     n = graph.n_vertices
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    grid = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,)
+    batch = 1 if policy.optimize or policy.pulling else BATCH  # pulling costs a pass over every vertex
 
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start = cupy.cuda.Event()
     start.record()
     dist = cupy.full(n, -1, cupy.int32)
     parent = cupy.full(n, -1, cupy.int64)
     dist[s], parent[s] = 0, s
-    queue, next_queue = cupy.empty(n, cupy.uint32), cupy.empty(n, cupy.uint32)
-    queue[0] = s
-    counters = cupy.zeros(2, cupy.uint64)
+    queues = cupy.empty((2, n), cupy.uint32)
+    queues[0, 0] = s
     bitmap = cupy.zeros((n + 31) // 32 if pulls else 0, cupy.uint32)
-    frontier, edges = 1, int(graph.indptr()[s + 1] - graph.indptr()[s])
-    levels, reached, level = [], 1, 0
-    while frontier:
-        started = time.perf_counter()
-        pulling = policy.next(frontier, edges)
-        counters.fill(0)
-        if pulling:
-            to_bitmap((min(-(-frontier // BLOCK), sms * BLOCKS_PER_SM),), (BLOCK,), (queue, np.int64(frontier), bitmap))
-            blocks = min(-(-n // BLOCK), sms * BLOCKS_PER_SM)
-            pull((blocks,), (BLOCK,), (*rev.params, bitmap, next_queue, counters, dist, parent, np.int32(level)))
-            bitmap.fill(0)
-        else:
-            blocks = min(-(-frontier * 32 // BLOCK), sms * BLOCKS_PER_SM)
-            push((blocks,), (BLOCK,), (*fwd.params, queue, np.int64(frontier), next_queue, counters, dist, parent, np.int32(level)))
-        levels.append({"frontier": frontier, "edges": edges, "direction": "pull" if pulling else "push"})
-        frontier, edges = (int(x) for x in counters.get())
-        levels[-1]["seconds"] = time.perf_counter() - started
-        queue, next_queue = next_queue, queue
-        reached += frontier
-        level += 1
-    stop.record()
-    stop.synchronize()
-    seconds = cupy.cuda.get_elapsed_time(start, stop) / 1e3
+    sizes = np.zeros((1, 2), np.uint64)
+    sizes[0] = 1, graph.indptr()[s + 1] - graph.indptr()[s]
+    device_sizes = cupy.asarray(sizes)
+    levels, ends = [], []
+    while sizes[-1, 0]:
+        first = len(sizes) - 1
+        device_sizes = cupy.concatenate([device_sizes, cupy.zeros((batch, 2), cupy.uint64)])
+        for level in range(first, first + batch):
+            pulling = policy.next(*(int(x) for x in sizes[level])) if level == first else policy.pulling
+            queue, next_queue = queues[level % 2], queues[(level + 1) % 2]
+            args = (next_queue, device_sizes, dist, parent, np.int32(level))
+            if pulling:
+                to_bitmap(grid, (BLOCK,), (queue, device_sizes[level], bitmap))
+                pull(grid, (BLOCK,), (*rev.params, bitmap, *args))
+                bitmap.fill(0)
+            else:
+                push(grid, (BLOCK,), (*fwd.params, queue, *args))
+            levels.append({"direction": "pull" if pulling else "push"})
+            ends.append(cupy.cuda.Event())
+            ends[-1].record()
+        sizes = device_sizes.get()
+    sizes = sizes[: int(np.argmin(sizes[:, 0] > 0))]  # up to the first empty frontier
+    del levels[len(sizes) :], ends[len(sizes) :]  # launched past it: they did nothing
+    ends[-1].synchronize()
+    for level, (lvl, before, after) in enumerate(zip(levels, [start, *ends], ends)):
+        lvl.update(frontier=int(sizes[level, 0]), edges=int(sizes[level, 1]), seconds=cupy.cuda.get_elapsed_time(before, after) / 1e3)
     degrees = cupy.diff(fwd.indptr)
     stats = {
-        "seconds": seconds,
-        "reached": reached,
+        "seconds": cupy.cuda.get_elapsed_time(start, ends[-1]) / 1e3,
+        "reached": int(sizes[:, 0].sum()),
         "edges_traversed": int(degrees[dist >= 0].sum()),
         "per_level": levels,
         "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None and rev is not fwd else 0),

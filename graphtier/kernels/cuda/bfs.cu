@@ -34,18 +34,19 @@ struct Adopt {
     }
 };
 
+// sizes[level] holds (frontier size, its out-edges); a level's kernel fills sizes[level + 1].
 template <class Format>
-__global__ void bfs_push(GRAPH_PARAMS, const u32* frontier, i64 n, u32* out, u64* counters, int* dist, i64* parent, int level) {
-    advance_push<Format>(GRAPH_ARGS, frontier, n, out, counters, Visit{dist, parent, level + 1});
+__global__ void bfs_push(GRAPH_PARAMS, const u32* frontier, u32* out, u64* sizes, int* dist, i64* parent, int level) {
+    advance_push<Format>(GRAPH_ARGS, frontier, sizes[2 * level], out, sizes + 2 * (level + 1), Visit{dist, parent, level + 1});
 }
 
 template <class Format>
-__global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, u64* counters, int* dist, i64* parent, int level) {
-    advance_pull<Format>(GRAPH_ARGS, out, counters, Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
+__global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, u64* sizes, int* dist, i64* parent, int level) {
+    advance_pull<Format>(GRAPH_ARGS, out, sizes + 2 * (level + 1), Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
 }
 
 // Every format, so that nvcc checks each instantiation without a GPU.
 #define INSTANTIATE(Format)                                                                                                   \
-    template __global__ void bfs_push<Format>(GRAPH_PARAMS, const u32*, i64, u32*, u64*, int*, i64*, int);                    \
+    template __global__ void bfs_push<Format>(GRAPH_PARAMS, const u32*, u32*, u64*, int*, i64*, int);                         \
     template __global__ void bfs_pull<Format>(GRAPH_PARAMS, const u32*, u32*, u64*, int*, i64*, int);
 FOR_EACH_FORMAT(INSTANTIATE)

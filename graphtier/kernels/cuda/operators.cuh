@@ -78,8 +78,8 @@ __device__ void advance_pull(const Graph& g, u32* out, u64* counters, Wanted wan
     warp_add(counters + 1, adopted_edges);
 }
 
-// A vertex queue as a bitmap (bits must be zero): one bit per vertex, set with atomicOr.
-extern "C" __global__ void queue_to_bitmap(const u32* queue, i64 n, u32* bits) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += i64(gridDim.x) * blockDim.x)
+// The first *n vertices of a queue as a bitmap (bits must be zero), set with atomicOr.
+extern "C" __global__ void queue_to_bitmap(const u32* queue, const u64* n, u32* bits) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < *n; i += i64(gridDim.x) * blockDim.x)
         atomicOr(bits + (queue[i] >> 5), 1u << (queue[i] & 31));
 }

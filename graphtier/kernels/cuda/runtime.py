@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...errors import DeviceError
 from ...tiering.resident import ResidentGraph
 
 SOURCES = Path(__file__).resolve().parent
@@ -66,9 +67,9 @@ class DeviceGraph:
         import cupy
 
         if resident.format not in FORMAT_TYPES:
-            raise NotImplementedError(f"the GPU backend does not read {resident.format!r} chunks yet")
+            raise DeviceError(f"the GPU backend does not read {resident.format!r} chunks yet")
         if resident.id_dtype != np.uint32:
-            raise NotImplementedError(f"the GPU backend reads 32-bit ids; this graph has {resident.id_dtype} ids")
+            raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {resident.id_dtype} ids")
         return cls(
             cupy.asarray(resident.arena.view(np.uint32)),
             cupy.asarray(np.ascontiguousarray(resident.table).ravel()),
