@@ -1,9 +1,12 @@
 """The cgr codec: GCGT's codes and worked example, exact bits against a reference encoder, the
-closed-form size, round trips, the CPU kernel under a BFS, cnr-2000's size, and hostile bytes."""
+closed-form size, the anchored local index, round trips, the CPU kernel under a BFS, cnr-2000's
+size, and hostile bytes."""
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,22 +17,31 @@ from numba import njit
 
 from graphtier.codecs.base import local_offsets
 from graphtier.codecs.cgr import (
-    CgrCodec,
     U32_MAX,
     U64_MAX,
+    CgrCodec,
+    _local_index,
     _put_gamma,
     _put_zeta,
     decode_sublist,
     read_gamma,
     read_zeta,
     seek,
+    sublist_bits,
 )
 from graphtier.codecs.header import HEADER_BYTES, ChunkHeader, pad8, read_header
 from graphtier.errors import CorruptChunkError
 from graphtier.kernels.cpu import operators as ops
 from graphtier.kernels.cpu.cgr import WORD, cgr_neighbors
 
-from .conftest import csr_to_edges, kernel_distances, oracle_distances, reference_csr, resident_from_blobs, resident_graph
+from .conftest import (
+    csr_to_edges,
+    kernel_distances,
+    oracle_distances,
+    reference_csr,
+    resident_from_blobs,
+    resident_graph,
+)
 
 M64 = 2**64
 
@@ -160,6 +172,47 @@ def closed_form_bits(u: int, ids: list[int], k=3, min_itv=4, seg=256, iseg=256, 
     return i_bits + r_bits
 
 
+# The local index, in plain Python integers: 16-byte parameter block, one anchor per 32 entries,
+# then each entry's offset from its anchor at one width, LSB-first (a little-endian big integer).
+
+G = 32
+
+
+def index_size(n_local: int, anchor_bytes: int, w: int) -> int:
+    entries = n_local + 1
+    size = 16 + anchor_bytes * -(-entries // G) + 4 * (-(-entries * w // 32) + 1)
+    return size + -size % 8
+
+
+def build_index(params: bytes, anchors: list[int], relative: list[int], anchor_bytes: int, w: int | None = None) -> np.ndarray:
+    """The index bytes for these anchors and relative offsets (``w`` defaults to the smallest)."""
+    w = max(relative).bit_length() if w is None else w
+    packed = sum(r << (i * w) for i, r in enumerate(relative))
+    out = params[:8] + bytes([w, 5]) + bytes(6) + b"".join(a.to_bytes(anchor_bytes, "little") for a in anchors)
+    out += packed.to_bytes(4 * (-(-len(relative) * w // 32) + 1), "little")
+    return np.frombuffer(out + bytes(-len(out) % 8), np.uint8)
+
+
+def index_of(offsets: list[int], params: bytes, anchor_bytes: int) -> np.ndarray:
+    anchors = offsets[::G]
+    return build_index(params, anchors, [o - anchors[i // G] for i, o in enumerate(offsets)], anchor_bytes)
+
+
+def read_index(index: np.ndarray, n_local: int) -> tuple[list[int], list[int], int]:
+    """(anchors, relative offsets, field width) of a local index."""
+    anchor_bytes, w, entries = int(index[3]), int(index[8]), n_local + 1
+    n_anchors = -(-entries // G)
+    fields = 16 + anchor_bytes * n_anchors
+    anchors = [int.from_bytes(index[16 + anchor_bytes * g : 16 + anchor_bytes * (g + 1)].tobytes(), "little") for g in range(n_anchors)]
+    packed = int.from_bytes(index[fields:].tobytes(), "little")
+    return anchors, [(packed >> (i * w)) & ((1 << w) - 1) for i in range(entries)], w
+
+
+def bit_offsets_of(index: np.ndarray, n_local: int) -> list[int]:
+    anchors, relative, _ = read_index(index, n_local)
+    return [anchors[i // G] + r for i, r in enumerate(relative)]
+
+
 # ----------------------------------------------------------------------------------------------
 # Helpers
 
@@ -175,13 +228,22 @@ def sections(buf) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
     return h, data[HEADER_BYTES : h.payload_start], data[h.payload_start : h.payload_start + h.payload_bytes]
 
 
-def stream_bits(buf) -> tuple[str, np.ndarray]:
+def stream_bits(buf) -> tuple[str, list[int]]:
     """(the payload as a bit string, the bit offsets)."""
     h, index, payload = sections(buf)
-    width = int(index[3])
-    offsets = index[8 : 8 + width * (h.n_local + 1)].view(f"<u{width}").astype(np.int64)
     bits = "".join(format(int(w), "032b") for w in payload.view("<u4"))
-    return bits, offsets
+    return bits, bit_offsets_of(index, h.n_local)
+
+
+def with_index(buf, index: np.ndarray) -> np.ndarray:
+    """The chunk with its local index replaced (the header's index size follows)."""
+    h, _, payload = sections(buf)
+    header = ChunkHeader("cgr", h.id_bytes, h.n_edges, h.first_src, h.last_src, len(index), h.payload_bytes)
+    out = np.zeros(header.total_bytes, np.uint8)
+    out[:HEADER_BYTES] = np.frombuffer(header.pack(), np.uint8)
+    out[header.index_start : header.payload_start] = index
+    out[header.payload_start : header.payload_start + h.payload_bytes] = payload
+    return out
 
 
 def params_of(codec: CgrCodec) -> dict:
@@ -191,7 +253,7 @@ def params_of(codec: CgrCodec) -> dict:
 def check_against_reference(codec: CgrCodec, rows: np.ndarray) -> None:
     """Exact bits per sub-list, the closed form, and the section sizes."""
     buf = codec.encode(rows)
-    h, index, payload = sections(buf)
+    h, index, _ = sections(buf)
     bits, offsets = stream_bits(buf)
     src, dst = rows[:, 0], rows[:, 1]
     first = int(src[0]) if len(rows) else 0
@@ -209,7 +271,9 @@ def check_against_reference(codec: CgrCodec, rows: np.ndarray) -> None:
     assert h.payload_bytes == 4 * ((total + 31) // 32 + 1)
     assert set(bits[total:]) <= {"0"}
     width = 4 if total < 2**32 else 8
-    assert h.index_bytes == pad8(8 + width * (h.n_local + 1))
+    assert index[3] == width
+    assert h.index_bytes == index_size(h.n_local, width, int(index[8]))
+    np.testing.assert_array_equal(index, index_of(offsets, index[:8].tobytes(), width))
     assert len(buf) == HEADER_BYTES + h.index_bytes + pad8(h.payload_bytes)
 
 
@@ -281,16 +345,24 @@ def test_codes_roundtrip_over_the_whole_range(k):
     assert bits == expected
 
 
+DOC = Path(__file__).resolve().parents[1] / "docs" / "formats" / "cgr.md"
+
+
 def test_worked_example_digest_1_7():
     rows = rows_of({16: [5, 18, 19, 20, 21, 23, 27, 28, 29, 30]})
     buf = np.frombuffer(CgrCodec().encode(rows), np.uint8)
     bits, offsets = stream_bits(buf)
-    assert offsets.tolist() == [0, 36]
+    assert offsets == [0, 36]
     assert bits[:36] == "1" "011" "00101" "1" "00101" "1" + "1" "011" "01010110" "01010010"
-    assert len(buf) == 72
-    assert buf[40:48].tolist() == [3, 4, 0, 4, 0, 1, 0, 1]
-    assert buf[56:64].view("<u4").tolist() == [0xB2CBB565, 0x20000000]
+    assert len(buf) == 88
+    assert buf[40:56].tolist() == [3, 4, 0, 4, 0, 1, 0, 1, 6, 5, 0, 0, 0, 0, 0, 0]  # w = 6, log2 G = 5
+    assert buf[56:64].view("<u4").tolist() == [0, 36 << 6]  # anchor 0; fields 0 and 36
+    assert buf[72:80].view("<u4").tolist() == [0xB2CBB565, 0x20000000]
     np.testing.assert_array_equal(CgrCodec().decode(buf), rows)
+    # the hex dump in docs/formats/cgr.md is this chunk
+    dump = re.findall(r"^ *(\d+): ((?:[0-9a-f]{2} ){7}[0-9a-f]{2}) ", DOC.read_text(), re.MULTILINE)
+    assert [int(at) for at, _ in dump] == list(range(0, 88, 8))
+    assert bytes.fromhex("".join(hexes for _, hexes in dump)) == buf.tobytes()
 
 
 def test_worked_example_duplicates():
@@ -398,10 +470,11 @@ def test_empty_chunk_and_empty_middle_lists():
     empty = np.zeros((0, 2), np.uint32)
     buf = codec.encode(empty)
     assert codec.decode(buf).shape == (0, 2)
-    assert len(buf) == 40 + 16 + 8
+    assert len(buf) == 40 + 24 + 8  # parameters, anchor 0, no fields (w = 0), spare word; one spare payload word
     rows = rows_of({10: [1], 200: [2, 3]})  # 189 empty lists in between: 0 bits each
-    h, index, payload = sections(codec.encode(rows))
-    assert h.n_local == 191 and index[8:].view("<u4")[1:-1].tolist() == [index[8:].view("<u4")[1]] * 190
+    h, index, _ = sections(codec.encode(rows))
+    offsets = bit_offsets_of(index, h.n_local)
+    assert h.n_local == 191 and offsets[1:-1] == [offsets[1]] * 190
     np.testing.assert_array_equal(codec.decode(codec.encode(rows)), rows)
 
 
@@ -431,8 +504,8 @@ def _neighbors(words, table, c, v, lo, hi, scratch):
     return cgr_neighbors(words, table, c, v, lo, hi, scratch).copy()
 
 
-def test_64bit_bit_offsets_decode():
-    """Chunks whose stream reaches 2**32 bits get 8-byte offsets; rewrite a small chunk that way."""
+def test_64bit_anchors_decode():
+    """Chunks whose stream reaches 2**32 bits get 8-byte anchors; rewrite a small chunk that way."""
     rows = rows_of({4: [1, 2, 3, 4, 9, 100], 5: [], 6: [7]})
     codec = CgrCodec()
     wide = widen(codec.encode(rows))
@@ -445,18 +518,59 @@ def test_64bit_bit_offsets_decode():
 
 
 def widen(buf) -> np.ndarray:
-    h, index, payload = sections(buf)
-    offsets = index[8 : 8 + 4 * (h.n_local + 1)].view("<u4").astype("<u8")
-    new_index = np.zeros(pad8(8 + 8 * (h.n_local + 1)), np.uint8)
-    new_index[:8] = index[:8]
-    new_index[3] = 8
-    new_index[8 : 8 + 8 * len(offsets)] = offsets.view(np.uint8)
-    header = ChunkHeader("cgr", h.id_bytes, h.n_edges, h.first_src, h.last_src, len(new_index), h.payload_bytes)
-    out = np.zeros(header.total_bytes, np.uint8)
-    out[:HEADER_BYTES] = np.frombuffer(header.pack(), np.uint8)
-    out[header.index_start : header.payload_start] = new_index
-    out[header.payload_start : header.payload_start + h.payload_bytes] = payload
+    """The chunk with 8-byte anchors."""
+    h, index, _ = sections(buf)
+    params = bytearray(index[:8].tobytes())
+    params[3] = 8
+    return with_index(buf, index_of(bit_offsets_of(index, h.n_local), bytes(params), 8))
+
+
+@njit
+def _all_sublist_bits(words, n_local):
+    out = np.empty((n_local, 2), np.int64)
+    for i in range(n_local):
+        out[i, 0], out[i, 1] = sublist_bits(words, 0, n_local, i)
     return out
+
+
+@pytest.mark.parametrize("scale", [1, 2**20, 2**40, 2**48])
+def test_lookup_with_64bit_anchors_and_wide_fields(scale):
+    """Fields of up to 64 bits (only possible with 8-byte anchors, streams of 2**32 bits and more)
+    need a third word when they straddle two word boundaries: the lookup against the reference."""
+    rng = np.random.default_rng(scale)
+    gaps = [int(x) * scale + int(y) for x, y in zip(rng.integers(0, 100, 300), rng.integers(0, 2**20, 300))]
+    gaps[40] += 2**64 - 1 - sum(gaps)  # the stream ends at 2**64 - 1: group 1 needs 64-bit fields
+    offsets = [0]
+    for gap in gaps:
+        offsets.append(offsets[-1] + gap)
+    params = bytes([3, 4, 0, 8, 0, 1, 0, 1])
+    index = index_of(offsets, params, 8)
+    assert index[8] == 64
+    got = _all_sublist_bits(index.copy().view("<u4"), len(offsets) - 1).view(np.uint64)
+    assert got[:, 0].tolist() == offsets[:-1] and got[:, 1].tolist() == offsets[1:]
+    # before the long gap: narrower fields (up to about 50 bits), and the encoder's packing of them
+    for n_local in (40, 33, 31):
+        part = offsets[: n_local + 1]
+        index = index_of(part, params, 8)
+        np.testing.assert_array_equal(_local_index(params, np.array(part, np.int64), 8), index)
+        got = _all_sublist_bits(index.copy().view("<u4"), n_local)
+        assert got[:, 0].tolist() == part[:-1] and got[:, 1].tolist() == part[1:]
+
+
+def test_index_closed_form_and_group_boundaries():
+    """Sizes and bytes of indexes with 1, 31, 32, 33, 64 and 65 entries, against the reference."""
+    for n_local in (0, 30, 31, 32, 63, 64, 100):
+        lists = {s: [s % 7] * (s % 3) for s in range(5, 5 + n_local)}  # empty lists, repeats
+        if n_local:
+            lists[5], lists[4 + n_local] = [1], [2]
+        rows = rows_of(lists)
+        for codec in (CgrCodec(), CgrCodec(min_interval=0)):
+            buf = codec.encode(rows)
+            h, index, _ = sections(buf)
+            assert h.n_local == n_local
+            assert h.index_bytes == index_size(n_local, 4, int(index[8]))
+            np.testing.assert_array_equal(codec.decode(buf), rows)
+            check_against_reference(codec, rows)
 
 
 def test_unsorted_rows_are_refused_and_bad_parameters():
@@ -564,15 +678,18 @@ def test_cnr2000_size_and_roundtrip(cnr_csr):
     n_edges = len(rows)
     codec = CgrCodec()
     for chunk_edges in (2**20, n_edges):
-        payload = bits = 0
+        payload = bits = index_bytes = 0
         for a in range(0, n_edges, chunk_edges):
             part = rows[a : a + chunk_edges]
             buf = codec.encode(part)
             h, index, _ = sections(buf)
-            bits += int(index[8 : 8 + 4 * (h.n_local + 1)].view("<u4")[-1])
+            bits += bit_offsets_of(index, h.n_local)[-1]
             payload += h.payload_bytes
+            index_bytes += h.index_bytes
+            assert h.index_bytes == index_size(h.n_local, 4, int(index[8]))
             np.testing.assert_array_equal(codec.decode(buf), part)
         assert payload * 8 / n_edges <= 4.68
+        assert index_bytes == {2**20: 609_488, n_edges: 610_448}[chunk_edges]  # 1.52 bits per edge
     # one chunk: every non-empty list is GCGT's bits; GCGT adds 4 bits per empty list
     empty = int((np.diff(indptr) == 0).sum())
     assert (bits + 4 * empty + 7) // 8 == 1_880_170
@@ -635,7 +752,7 @@ def mutate(rng, seeds, n):
             yield bad
         else:
             noise = rng.integers(0, 256, rng.integers(0, 160), dtype=np.uint8)
-            head = good[: min(HEADER_BYTES + 8, len(noise))].copy()
+            head = good[: min(HEADER_BYTES + 16, len(noise))].copy()  # header and parameter block
             noise[: len(head)] = head
             yield noise
 
@@ -680,6 +797,70 @@ def test_fuzz_100k_hostile_inputs():
     seconds = time.perf_counter() - t0
     assert stats["rejected"] > 50_000
     assert seconds < 60, stats
+
+
+def hostile_indexes(buf) -> list[tuple[str, np.ndarray, str]]:
+    """(what is wrong, local index, expected message) for a chunk of several groups, each index
+    exactly the right size unless its size is what is wrong."""
+    h, index, _ = sections(buf)
+    params = index[:16].tobytes()
+    anchors, relative, w = read_index(index, h.n_local)
+    entries = h.n_local + 1
+    assert len(anchors) >= 3 and w >= 2
+
+    def changed(at, value):
+        bad = index.copy()
+        bad[at] ^= value
+        return bad
+
+    def rebuilt(anchor=None, entry=None, value=None, width=None):
+        a, r = list(anchors), list(relative)
+        if anchor is not None:
+            a[anchor] = value
+        if entry is not None:
+            r[entry] = value
+        return build_index(params, a, r, 4, width)
+
+    rise = next(i for i in range(1, G - 1) if relative[i] < relative[i + 1])
+    swapped = list(relative)
+    swapped[rise], swapped[rise + 1] = swapped[rise + 1], swapped[rise]
+    fields = 16 + 4 * len(anchors)
+    last_bit = entries * w
+    return [
+        ("fields one bit wider", rebuilt(width=w + 1), "field width"),
+        ("field width byte one less", changed(8, w ^ (w - 1)), "cgr"),
+        ("33-bit fields with 4-byte anchors", changed(8, w ^ 33), "index parameters"),
+        ("groups of 16", changed(9, 5 ^ 4), "index parameters"),
+        *((f"reserved byte {b}", changed(b, 1), "index parameters") for b in range(10, 16)),
+        ("anchor 1 is not entry 32", rebuilt(entry=G, value=1), "anchor differs"),
+        ("anchor 1 above anchor 2", rebuilt(anchor=1, value=anchors[2] + 1), "ascend"),
+        ("anchor beyond the payload", rebuilt(anchor=len(anchors) - 1, value=2**31), "beyond the payload"),
+        ("offsets not monotone", build_index(params, anchors, swapped, 4), "ascend"),
+        ("last offset short of the stream", rebuilt(entry=entries - 1, value=relative[-1] - 1, width=w), "cgr"),
+        ("index truncated by 8 bytes", index[:-8], "index size"),
+        ("index 8 bytes longer", np.concatenate([index, np.zeros(8, np.uint8)]), "index size"),
+        ("a bit set after the last field", changed(fields + last_bit // 8, 1 << (last_bit % 8)), "nonzero bits"),
+        ("spare word set", changed(fields + 4 * -(-last_bit // 32), 0x80), "nonzero bits"),
+    ]
+
+
+def test_hostile_index_bytes_raise_naming_the_chunk():
+    indptr, indices = random_graph(5, n=600, m=8000)
+    ce = 3000
+    rows = csr_to_edges(indptr, indices).astype(np.uint32)
+    blobs = [CgrCodec().encode(rows[a : a + ce]) for a in range(0, len(rows), ce)]
+    resident_from_blobs(CgrCodec(), blobs, indptr, ce)
+    cases = hostile_indexes(blobs[1])
+    wide = widen(blobs[1])
+    wide_index = sections(wide)[1].copy()
+    wide_index[8] = 65
+    cases.append(("65-bit fields with 8-byte anchors", wide_index, "index parameters"))
+    for what, index, message in cases:
+        bad = list(blobs)
+        bad[1] = with_index(blobs[1], index)
+        with pytest.raises(CorruptChunkError, match=f"^adj chunk 1: .*{message}") as e:
+            resident_from_blobs(CgrCodec(), bad, indptr, ce)
+        assert e.value.chunk == 1, what
 
 
 def test_decoder_status_codes_are_negative_and_bounded():

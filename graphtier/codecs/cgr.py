@@ -24,6 +24,7 @@ serves both ``decode_lists`` and the CPU kernel ``graphtier.kernels.cpu.cgr.cgr_
 
 from __future__ import annotations
 
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -33,8 +34,12 @@ from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
 from .header import ChunkHeader, pad8
 
-# The parameter block that starts the local index (8 bytes).
-PARAM_BYTES = 8
+# The local index: a 16-byte parameter block, one anchor (absolute bit offset, 4 or 8 bytes) per
+# group of GROUP entries, then every entry's offset from its anchor, bit-packed at one width.
+PARAM_BYTES = 16
+PARAM_WORDS = PARAM_BYTES // 4
+GROUP_LOG2 = 5
+GROUP = 1 << GROUP_LOG2
 FLAG_DUPLICATES = 1  # residual gaps are stored without the -1: equal neighbours may follow each other
 
 # Decoder status codes (negative; a count otherwise).
@@ -742,24 +747,96 @@ def decode_sublist(words, base, start, end, src, k, min_itv, seg, iseg, dup, id_
     return n
 
 
+# ----------------------------------------------------------------------------------------------
+# The local index: bit offset i (i = 0..n_local) is anchor[i >> GROUP_LOG2] + field i, where field i
+# is ``w`` bits at bit i*w of the field area, LSB-first in little-endian uint32 words.
+
+
+@njit(cache=True)
+def _pack_fields(values, w, words):
+    """Write values[i] at bits i*w .. i*w+w-1 of the zeroed ``words``, LSB-first."""
+    for i in range(len(values)):
+        p = i * w
+        j = p >> 5
+        v = values[i]
+        words[j] |= np.uint32((v << np.uint64(p & 31)) & _LOW32)
+        rest = v >> np.uint64(32 - (p & 31))
+        while rest:
+            j += 1
+            words[j] |= np.uint32(rest & _LOW32)
+            rest >>= _U32
+
+
+@_inline_reader
+def _field(words, fields, i, w):
+    """Field i (``w`` = 0..64 bits) of the field area at uint32 word ``fields``.
+
+    Two words hold any field of up to 33 bits; a wider one (64-bit anchors only) may need a third.
+    The spare word after the last field keeps every load inside the index.
+    """
+    if w == 0:
+        return _U0
+    p = np.uint64(i) * np.uint64(w)
+    j = np.uint64(fields) + (p >> np.uint64(5))
+    shift = p & np.uint64(31)
+    v = ((np.uint64(words[j + _U1]) << _U32) | np.uint64(words[j])) >> shift
+    if shift + np.uint64(w) > np.uint64(64):
+        v |= np.uint64(words[j + np.uint64(2)]) << (np.uint64(64) - shift)
+    if w < 64:
+        v &= (_U1 << np.uint64(w)) - _U1
+    return v
+
+
+@_inline_reader
+def _bit_offset(words, anchors, anchor_words, fields, w, i):
+    """Entry i: its group's anchor plus its own field."""
+    a = np.uint64(anchors) + (np.uint64(i) >> np.uint64(GROUP_LOG2)) * np.uint64(anchor_words)
+    anchor = np.uint64(words[a])
+    if anchor_words == 2:
+        anchor |= np.uint64(words[a + _U1]) << _U32
+    return anchor + _field(words, fields, i, w)
+
+
+@_inline_reader
+def sublist_bits(words, ib, n_local, i):
+    """(start, end) bits, in the payload, of local source i's sub-list.
+
+    ``words`` holds the chunk's local index from uint32 word ``ib`` on; ``n_local`` places the
+    field area after the anchors. The one lookup the codec and the kernels share: each end is an
+    anchor plus a field, two loads that depend only on the parameter block.
+    """
+    anchor_words = 2 if (words[ib] >> 24) == 8 else 1
+    w = np.int64(words[ib + 2] & 0xFF)
+    anchors = ib + PARAM_WORDS
+    fields = anchors + anchor_words * ((n_local + GROUP) >> GROUP_LOG2)
+    start = _bit_offset(words, anchors, anchor_words, fields, w, i)
+    end = _bit_offset(words, anchors, anchor_words, fields, w, i + 1)
+    return np.int64(start), np.int64(end)
+
+
+@_reader
+def _index_bit_offsets(words, n_local, out):
+    """All n_local + 1 bit offsets of a local index at word 0, through :func:`sublist_bits`."""
+    for i in range(n_local):
+        start, end = sublist_bits(words, 0, n_local, i)
+        out[i] = start
+        out[i + 1] = end
+
+
 @_reader
 def decode_chunk_sublist(words, table_row, v, n, out):
     """Decode source ``v``'s sub-list (``n`` ids) of a chunk in an arena of uint32 ``words``.
 
     ``table_row`` is the chunk's (index start, payload start, first source) in bytes/ids; the
-    parameters and bit offsets are read from its local index. Returns n or a negative status.
+    parameters and bit offsets are read from its local index, ``n_local`` from the header's
+    ``last_src`` (the 8 bytes that end 16 bytes before the index). Returns n or a negative status.
     """
     ib = table_row[0] >> 2
     p0 = np.int64(words[ib])
     p1 = np.int64(words[ib + 1])
-    i = v - table_row[2]
-    if (p0 >> 24) == 4:
-        start = np.int64(words[ib + 2 + i])
-        end = np.int64(words[ib + 3 + i])
-    else:
-        j = ib + 2 + 2 * i
-        start = np.int64(words[j]) | (np.int64(words[j + 1]) << 32)
-        end = np.int64(words[j + 2]) | (np.int64(words[j + 3]) << 32)
+    last_src = np.uint64(words[ib - 4]) | (np.uint64(words[ib - 3]) << _U32)
+    n_local = np.int64(last_src - np.uint64(table_row[2])) + 1
+    start, end = sublist_bits(words, ib, n_local, v - table_row[2])
     id_max = U32_MAX if out.itemsize == 4 else U64_MAX
     return decode_sublist(
         words, table_row[1] >> 2, start, end, np.uint64(v), p0 & 0xFF, (p0 >> 8) & 0xFF, p1 & 0xFFFF, (p1 >> 16) & 0xFFFF, (p0 >> 16) & 1 != 0, id_max, out, n
@@ -789,17 +866,81 @@ def _decode_chunk(words, bit_offsets, first_src, k, min_itv, seg, iseg, dup, id_
 
 # ----------------------------------------------------------------------------------------------
 
-def parse_params(index: np.ndarray) -> tuple[int, int, bool, int, int, int]:
-    """(zeta_k, min_interval, duplicates, offset width, segment_bits, interval_segment_bits) of a chunk."""
+
+class Params(NamedTuple):
+    """A chunk's parameter block (local index bytes 0..15)."""
+
+    zeta_k: int
+    min_interval: int
+    duplicates: bool
+    anchor_bytes: int
+    segment_bits: int
+    interval_segment_bits: int
+    field_bits: int
+
+
+def parse_params(index: np.ndarray) -> Params:
+    """The parameter block, checked before anything in the index is trusted."""
     if len(index) < PARAM_BYTES:
         raise CorruptChunkError("cgr local index is shorter than its parameter block")
     b = index[:PARAM_BYTES].tobytes()
-    k, mi, flags, width = b[0], b[1], b[2], b[3]
+    k, mi, flags, width, field_bits, group_log2 = b[0], b[1], b[2], b[3], b[8], b[9]
     seg = int.from_bytes(b[4:6], "little")
     iseg = int.from_bytes(b[6:8], "little")
     if not 1 <= k <= 16 or flags & ~FLAG_DUPLICATES or width not in (4, 8) or seg == 0:
-        raise CorruptChunkError(f"bad cgr parameters: zeta k {k}, flags {flags:#x}, offset width {width}, segment bits {seg}")
-    return k, mi, bool(flags & FLAG_DUPLICATES), width, seg, iseg
+        raise CorruptChunkError(f"bad cgr parameters: zeta k {k}, flags {flags:#x}, anchor width {width}, segment bits {seg}")
+    if field_bits > 8 * width or group_log2 != GROUP_LOG2 or any(b[10:]):
+        raise CorruptChunkError(f"bad cgr index parameters: {field_bits}-bit fields for {width}-byte anchors, log2 group {group_log2}, reserved {b[10:].hex()}")
+    return Params(k, mi, bool(flags & FLAG_DUPLICATES), width, seg, iseg, field_bits)
+
+
+def index_bytes(n_local: int, anchor_bytes: int, field_bits: int) -> int:
+    """Size of the local index: parameters, one anchor per group, the fields and a spare word."""
+    entries = n_local + 1
+    anchors = (entries + GROUP - 1) // GROUP
+    return pad8(PARAM_BYTES + anchor_bytes * anchors + 4 * ((entries * field_bits + 31) // 32 + 1))
+
+
+def _local_index(params: bytes, bit_offsets: np.ndarray, anchor_bytes: int) -> np.ndarray:
+    n_local = len(bit_offsets) - 1
+    anchors = bit_offsets[::GROUP]
+    relative = (bit_offsets - np.repeat(anchors, GROUP)[: n_local + 1]).astype(np.uint64)
+    field_bits = int(relative.max()).bit_length()
+    index = np.zeros(index_bytes(n_local, anchor_bytes, field_bits), np.uint8)
+    index[:PARAM_BYTES] = np.frombuffer(params + bytes([field_bits, GROUP_LOG2]) + bytes(PARAM_BYTES - 10), np.uint8)
+    fields = PARAM_BYTES + anchor_bytes * len(anchors)
+    index[PARAM_BYTES:fields] = anchors.astype(f"<u{anchor_bytes}").view(np.uint8)
+    _pack_fields(relative, field_bits, index[fields:].view("<u4"))
+    return index
+
+
+def _checked_bit_offsets(index: np.ndarray, n_local: int, params: Params, max_bits: int) -> np.ndarray:
+    """The n_local + 1 bit offsets of an index of the right size, each at most ``max_bits``.
+
+    Anchors and width are bounded before any sum is taken, so no sum wraps; the index must then
+    be exactly what the encoder writes for these offsets.
+    """
+    entries = n_local + 1
+    fields = PARAM_BYTES + params.anchor_bytes * ((entries + GROUP - 1) // GROUP)
+    anchors = index[PARAM_BYTES:fields].view(f"<u{params.anchor_bytes}")
+    if int(anchors.max()) > max_bits or params.field_bits > max_bits.bit_length():
+        raise CorruptChunkError("cgr anchors or field width go beyond the payload's bits")
+    field_words = index[fields:].view("<u4")
+    used = entries * params.field_bits
+    if field_words[used // 32] >> (used % 32) or field_words[used // 32 + 1 :].any():
+        raise CorruptChunkError("cgr local index has nonzero bits after its last field")
+    bits = np.zeros(entries, np.int64)
+    _index_bit_offsets((index if index.flags.writeable else index.copy()).view("<u4"), n_local, bits)
+    relative = bits - np.repeat(anchors.astype(np.int64), GROUP)[:entries]
+    if relative[::GROUP].any():
+        raise CorruptChunkError("a cgr anchor differs from its group's first bit offset")
+    if int(relative.max()).bit_length() != params.field_bits:
+        raise CorruptChunkError(f"cgr field width {params.field_bits} is not that of the largest relative offset")
+    if bits[0] != 0 or (bits[1:] < bits[:-1]).any():
+        raise CorruptChunkError("cgr bit offsets do not start at 0 and ascend")
+    if params.anchor_bytes == 4 and bits[-1] >= 2**32:
+        raise CorruptChunkError("cgr stream of 2**32 bits or more with 4-byte anchors")
+    return bits
 
 
 class CgrCodec(GraphChunkCodec):
@@ -833,30 +974,24 @@ class CgrCodec(GraphChunkCodec):
             offsets, dst, np.uint64(first_src), self.zeta_k, self.min_interval, self.segment_bits, self.interval_segment_bits, dup, bit_offsets
         )
         words = words[: (total + 31) // 32 + 1]  # the last word is the spare the reader may peek at
-        width = 4 if total < 2**32 else 8
-        index = np.zeros(pad8(PARAM_BYTES + width * (n_local + 1)), np.uint8)
-        index[:PARAM_BYTES] = np.frombuffer(
-            bytes([self.zeta_k, self.min_interval, FLAG_DUPLICATES if dup else 0, width])
+        params = (
+            bytes([self.zeta_k, self.min_interval, FLAG_DUPLICATES if dup else 0, 4 if total < 2**32 else 8])
             + self.segment_bits.to_bytes(2, "little")
-            + self.interval_segment_bits.to_bytes(2, "little"),
-            np.uint8,
+            + self.interval_segment_bits.to_bytes(2, "little")
         )
-        index[PARAM_BYTES : PARAM_BYTES + width * (n_local + 1)] = bit_offsets.astype(f"<u{width}").view(np.uint8)
-        return index, words.astype("<u4", copy=False)
+        return _local_index(params, bit_offsets, params[3]), words.astype("<u4", copy=False)
 
     def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-        k, mi, dup, width, seg, iseg = parse_params(index)
+        k, mi, dup, anchor_bytes, seg, iseg, field_bits = params = parse_params(index)
         n_local = header.n_local
-        if header.index_bytes != pad8(PARAM_BYTES + width * (n_local + 1)):
-            raise CorruptChunkError("cgr local index size does not match the chunk's sources")
+        if header.index_bytes != index_bytes(n_local, anchor_bytes, field_bits):
+            raise CorruptChunkError("cgr local index size does not match the chunk's sources and field width")
         if header.payload_bytes % 4 or header.payload_bytes < 4:
             raise CorruptChunkError("cgr payload is not a whole number of 32-bit words")
         nwords = header.payload_bytes // 4
-        bits = index[PARAM_BYTES : PARAM_BYTES + width * (n_local + 1)].view(f"<u{width}").astype(np.uint64)
-        total = int(bits[-1])
-        if bits[0] != 0 or (bits[1:] < bits[:-1]).any() or total > 32 * (nwords - 1) or nwords != (total + 31) // 32 + 1:
-            raise CorruptChunkError("cgr bit offsets are not monotone or disagree with the payload size")
-        bits = bits.astype(np.int64)
+        bits = _checked_bit_offsets(index, n_local, params, 32 * (nwords - 1))
+        if nwords != (int(bits[-1]) + 31) // 32 + 1:
+            raise CorruptChunkError("cgr stream length disagrees with the payload size")
         # The Numba readers type one array for reading and a dummy output alike: a read-only
         # buffer (as stores and Zarr hand over) is copied so both compile as writable.
         words = (payload if payload.flags.writeable else payload.copy()).view("<u4")

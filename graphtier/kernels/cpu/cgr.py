@@ -1,9 +1,9 @@
 """CPU neighbour access for ``cgr`` chunks: decode one sub-list from the arena into scratch.
 
-The arena is read as uint32 words (``WORD``). A chunk's local index starts with the 8-byte
-parameter block (zeta k, minimum interval, flags, offset width, segment bits, interval segment
-bits), then one bit offset per local source plus one (32- or 64-bit); the payload is the bit
-stream. ``docs/formats/cgr.md`` has the layout; ``graphtier.codecs.cgr.decode_sublist`` decodes.
+The arena is read as uint32 words (``WORD``). A chunk's local index starts with the 16-byte
+parameter block, then one 32- or 64-bit anchor per 32 local sources and every source's bit-packed
+offset from its anchor; the payload is the bit stream. ``docs/formats/cgr.md`` has the layout;
+``graphtier.codecs.cgr.sublist_bits`` finds a sub-list and ``decode_sublist`` decodes it.
 """
 
 from __future__ import annotations
