@@ -1,7 +1,8 @@
-"""Shared fixtures: the datasets beside the repository and an independent BFS oracle."""
+"""Shared fixtures: the datasets beside the repository, an independent BFS oracle and the docs' hex dumps."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from scipy.sparse.csgraph import shortest_path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CNR = SHARED / "datasets" / "cnr-2000"
+FORMATS_DOC = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +23,20 @@ def cnr_csr() -> tuple[np.ndarray, np.ndarray]:
         pytest.skip(f"dataset not found: {path}")
     z = np.load(path)
     return z["indptr"].astype(np.int64), z["indices"]
+
+
+def doc_hex_dumps(fmt: str) -> list[bytes]:
+    """The bytes of each hex dump (``  8: 03 00 ...`` lines in one code block) in the section of
+    ``docs/formats.md`` on ``fmt`` (the ``## `fmt`...`` heading up to the next one at that level)."""
+    sections = re.split(r"^## ", FORMATS_DOC.read_text(), flags=re.MULTILINE)
+    (section,) = [s for s in sections if s.startswith(f"`{fmt}`")]
+    dumps = []
+    for block in re.findall(r"^```\n(.*?)^```", section, re.MULTILINE | re.DOTALL):
+        lines = re.findall(r"^ *(\d+): ((?:[0-9a-f]{2} ){7}[0-9a-f]{2})(?: |$)", block, re.MULTILINE)
+        if lines:
+            assert [int(at) for at, _ in lines] == list(range(0, 8 * len(lines), 8)), f"{fmt}: dump offsets"
+            dumps.append(bytes.fromhex("".join(hexes for _, hexes in lines)))
+    return dumps
 
 
 def csr_to_edges(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:

@@ -19,10 +19,10 @@ from graphtier.codecs.header import HEADER_BYTES, pad8, read_header
 from graphtier.errors import CorruptChunkError
 from graphtier.kernels.cpu.ef import WORD, ef_neighbors
 
-from .conftest import kernel_distances, resident_graph
+from .conftest import doc_hex_dumps, kernel_distances, resident_graph
 
 # ---------------------------------------------------------------------------------------------
-# An independent reading of the format, in plain Python integers (docs/formats/ef.md)
+# An independent reading of the format, in plain Python integers (docs/formats.md, section `ef`)
 
 
 def lower_width(u: int, n: int) -> int:
@@ -43,7 +43,7 @@ def list_bytes(lst: list[int], q: int) -> int:
 
 
 def closed_form(lists: list[list[int]], q: int) -> int:
-    """Total chunk bytes from the degrees and last values alone, as docs/formats/ef.md states it."""
+    """Total chunk bytes from the degrees and last values alone, as docs/formats.md (section `ef`) states it."""
     if not any(lists):
         return HEADER_BYTES + 8 + 8  # preamble, then the slack
     while not lists[-1]:
@@ -126,6 +126,8 @@ def test_fig3_bytes_offsets_and_lower_bits():
     upper = payload[8]
     ones = [k for k in range(8) if upper >> k & 1]
     assert ones[2] - 2 == 0b11 and (payload[7] >> 2) & 1 == 1
+    # the hex dump in docs/formats.md's ef section is this chunk
+    assert doc_hex_dumps("ef") == [chunk.tobytes()]
 
 
 def test_forward_pointers_hold_select1_minus_i():

@@ -18,7 +18,7 @@ from graphtier.codecs.log import LogCodec, chunk_size, data_words, decode_list_l
 from graphtier.errors import CorruptChunkError
 from graphtier.kernels.cpu.log import log_neighbors
 
-from .conftest import csr_to_edges, kernel_distances, oracle_distances, reference_csr, resident_graph
+from .conftest import csr_to_edges, doc_hex_dumps, kernel_distances, oracle_distances, reference_csr, resident_graph
 
 _spec = importlib.util.spec_from_file_location("fuzz_log", Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_log.py")
 fuzz_log = importlib.util.module_from_spec(_spec)
@@ -113,6 +113,8 @@ def test_worked_example_from_the_digest():
     out = np.empty(3, np.uint32)
     words = buf[h.payload_start :].view("<u4")
     assert decode_list_log(words, 1, 3, 14, 2, 3, out) == 1 and out[0] == 12345
+    # the hex dump in docs/formats.md's log section is this chunk
+    assert doc_hex_dumps("log") == [buf.tobytes()]
 
 
 def test_store_example_and_64_bit_words():

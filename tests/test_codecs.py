@@ -15,6 +15,8 @@ from graphtier.codecs import CsrCodec, read_header
 from graphtier.codecs.header import HEADER_BYTES
 from graphtier.errors import CorruptChunkError
 
+from .conftest import doc_hex_dumps
+
 
 def sorted_rows(draw_lists, dtype=np.uint32) -> np.ndarray:
     rows = [(s, d) for s, ds in draw_lists for d in sorted(ds)]
@@ -66,6 +68,8 @@ def test_header_is_self_describing():
     h = read_header(buf, "csr")
     assert (h.n_edges, h.first_src, h.last_src, h.id_bytes) == (3, 5, 7, 4)
     assert h.total_bytes == len(buf)
+    # the hex dump in docs/formats.md's csr section is this chunk
+    assert doc_hex_dumps("csr") == [buf.tobytes()]
 
 
 def test_config_roundtrip_through_numcodecs_registry():

@@ -11,7 +11,7 @@ The last segment of each area is not padded. The first interval start and the fi
 every segment are coded relative to ``u`` through WebGraph's ``int2nat`` (zigzag); later ones as
 gaps from their predecessor. Every code writes ``value + 1``; bits are MSB-first in little-endian
 uint32 words (GCGT's device-memory image). An empty sub-list takes no bits at all. The exact
-layout, the local index and the closed-form size are in ``docs/formats/cgr.md``.
+layout, the local index and the closed-form size are in ``docs/formats.md`` (section ``cgr``).
 
 Departures from the public code, all exact: lists may hold duplicates (a chunk that has any sets
 a flag, and its residual gaps then drop the ``-1``; the extra copies of a value that starts or

@@ -15,7 +15,8 @@ never three).
   bit ``i * b`` after the b word.
 
 The same Numba function, :func:`decode_list_log`, decodes one sub-list for ``decode_lists`` and for
-the CPU kernel ``graphtier.kernels.cpu.log.log_neighbors``. ``docs/formats/log.md`` has the layout.
+the CPU kernel ``graphtier.kernels.cpu.log.log_neighbors``. ``docs/formats.md`` (section ``log``) has
+the layout.
 """
 
 from __future__ import annotations
