@@ -2,7 +2,7 @@
 
 The arena is read as uint32 words (``WORD``). A chunk's local index starts with the 16-byte
 parameter block, then one 32- or 64-bit anchor per 32 local sources and every source's bit-packed
-offset from its anchor; the payload is the bit stream. ``docs/formats/cgr.md`` has the layout;
+offset from its anchor; the payload is the bit stream. ``docs/formats.md`` (section cgr) has the layout;
 ``graphtier.codecs.cgr.sublist_bits`` finds a sub-list and ``decode_sublist`` decodes it.
 """
 
