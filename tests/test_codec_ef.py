@@ -17,7 +17,7 @@ from graphtier.codecs.base import local_offsets
 from graphtier.codecs.ef import EfCodec, chunk_nbytes, ef_decode_list
 from graphtier.codecs.header import HEADER_BYTES, pad8, read_header
 from graphtier.errors import CorruptChunkError
-from graphtier.kernels.cpu.ef import WORD, ef_neighbors
+from graphtier.kernels.cpu.ef import WORD, ef_neighbors, ef_push
 
 from .conftest import doc_hex_dumps, kernel_distances, resident_graph
 
@@ -373,6 +373,46 @@ def test_kernel_returns_every_sub_list_exactly():
     k = _all_lists(g.indptr, g.words(WORD), g.table, g.chunk_edges, np.empty(64, np.uint32), out)
     assert k == len(indices)
     np.testing.assert_array_equal(out[:k], indices)
+
+
+@njit
+def _take(v, u, state):
+    return True
+
+
+@njit
+def _all_pushed(indptr, words, table, scratch, out):
+    k = 0
+    for v in range(len(indptr) - 1):
+        if indptr[v] < indptr[v + 1]:
+            k = ef_push(words, table, 0, v, indptr[v], indptr[v + 1], scratch, _take, (out,), out, k)
+    return k
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_push_visitor_and_neighbors_decode_every_id(dtype):
+    """``ef_push`` (advance's fused loop, no bounds checks) and ``ef_neighbors`` on one valid chunk
+    whose ids span the id width: low-bit widths up to 31 or 63, so both low-bit paths. Built by
+    hand, since ids this large exceed any vertex count a resident graph would accept."""
+    top = np.iinfo(dtype).max
+    rng = np.random.default_rng(5)
+    lists = [(0, [top]), (1, [top // 2 + 1, top - 1]), (2, [5, top // 16 + 3, top // 4]), (4, [0, 0, 1])]
+    spread = rng.integers(0, top, 300, dtype=np.uint64, endpoint=True).astype(dtype).tolist()
+    lists += [(5, spread), (6, list(range(40)))]
+    rows = rows_of(lists, dtype)
+    chunk = np.frombuffer(EfCodec(quantum=8).encode(rows), np.uint8).copy()
+    h = read_header(chunk, "ef")
+    table = np.array([[0, h.index_start, h.payload_start, h.n_edges, h.first_src]], np.int64)
+    indptr = np.zeros(h.last_src - h.first_src + 2, np.int64)
+    degrees = np.bincount(rows[:, 0].astype(np.int64) - h.first_src, minlength=len(indptr) - 1)
+    np.cumsum(degrees, out=indptr[1:])
+    scratch = np.empty(len(rows), dtype)
+    out = np.zeros(len(rows) + 1, np.uint64)
+    assert _all_pushed(indptr, chunk, table, scratch, out) == len(rows)
+    np.testing.assert_array_equal(out[: len(rows)], rows[:, 1])
+    out = np.zeros(len(rows) + 1, dtype)
+    assert _all_lists(indptr, chunk, table, len(rows), scratch, out) == len(rows)
+    np.testing.assert_array_equal(out[: len(rows)], rows[:, 1])
 
 
 def test_kernel_bfs_on_cnr(cnr_csr):

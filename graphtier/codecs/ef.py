@@ -20,7 +20,7 @@ final ``wo``-bit byte offset (where the slack starts). ``wo``, ``wl`` and ``wd``
 lengths of that final offset, of the largest ``l`` and of the largest degree in the chunk.
 
 The encoding is canonical: the decoder accepts exactly the bytes the encoder writes, so a chunk
-that decodes re-encodes to itself. ``docs/formats/ef.md`` has the layout byte for byte.
+that decodes re-encodes to itself. ``docs/formats.md`` (section ``ef``) has the layout byte for byte.
 """
 
 from __future__ import annotations
@@ -207,97 +207,152 @@ def write_bits(buf, bitpos, width, value) -> None:
         buf[first + k] |= np.uint8((x >> np.uint64(8 * k)) & np.uint64(255))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def ef_decode_list(buf, start, end, n, l, q, maxval, out, o, check) -> int:
-    """Decode the Elias-Fano sub-list in ``buf[start:end]`` into ``out[o:o + n]``.
+def _ef_decoder(check: bool, bounded: bool, push: bool):
+    """The EF sub-list decoder, built for one use. ``check``: prove canonical form (implies
+    ``bounded``); ``bounded``: memory-safe on any input; ``push``: hand each id to a traversal
+    functor as it is decoded. The flags are closure constants, so Numba compiles away every
+    branch on them that does not apply: one implementation, no run-time flags, and no decode
+    loop followed by a second loop over its output.
 
-    ``buf`` is a C-contiguous uint8 array; ``n`` the degree, ``l`` the low-bit width, ``q`` the
-    forward-pointer quantum (0: none), ``maxval`` the largest id allowed (uint64). Returns the
-    number of ids written (``n`` for a good list) or a negative error code.
-
-    Always memory-safe: reads stay inside ``buf`` (8-byte loads may look past ``end``, never past
-    ``len(buf)``, and what lies past ``end`` is never used), writes inside ``out[o:o + n]``, and
-    the loop ends at ``end``. With ``check`` it also proves that the bytes are exactly what the
-    encoder writes for these values: section sizes, the n-th one-bit in the last byte, forward
-    pointers, zero padding, ``l`` from ``(u, n)``, non-decreasing ids within ``maxval``. Kernels
-    over validated chunks pass ``check=False``.
+    Inlined into its callers (``inline="always"``), so the kernel's per-list code is one function:
+    a call per list would pass some 60 words of array arguments and take and drop a reference to
+    each array.
     """
-    nbuf = len(buf)
-    if start < 0 or end < start or end > nbuf or n < 0 or o < 0 or o + n > len(out):
-        return E_BOUNDS
-    if n == 0:
-        if end != start or l != 0:
-            return E_EMPTY
-        return 0
-    if l < 0 or l > 63 or q < 0:
-        return E_LOWER_WIDTH
-    n_fwd = n // q if 0 < q <= n else 0  # no 64-bit division for lists shorter than q
-    fw = fwd_width(n)
-    lstart = start + n_fwd * fw
-    ustart = lstart + (l * n + 7) // 8
-    if ustart >= end:
-        return E_BOUNDS
-    ul = np.uint64(l)
-    # Pass 1, the upper bits, 64 at a time: select by clearing the lowest set bit; out[o + i]
-    # gets select1(i) - i = x_i >> l. The loop runs over the values: with at least one bit in
-    # three set, a new word is rarely needed, so the list's end is the only unpredictable branch.
-    k = ustart
-    w = load8(buf, k) if k + 8 <= nbuf else load_le(buf, k, nbuf - k)
-    if end - k < 8:
-        w &= (np.uint64(1) << np.uint64(8 * (end - k))) - np.uint64(1)
-    base = np.int64(0)  # bit position of w's bit 0 in the upper bits
-    last_one = np.int64(0)
-    for i in range(n):
-        while w == 0:
-            k += 8
-            if k >= end:
-                return E_UPPER_SHORT if check else i
-            w = load8(buf, k) if k + 8 <= nbuf else load_le(buf, k, nbuf - k)
-            if end - k < 8:
-                w &= (np.uint64(1) << np.uint64(8 * (end - k))) - np.uint64(1)
-            base += 64
-        last_one = base + np.int64(_ctz64(w))
-        w &= w - np.uint64(1)
-        out[o + i] = last_one - i
-    h = last_one - (n - 1)  # u >> l, the largest
-    if check:
-        if w != 0 or ustart + (last_one >> 3) != end - 1:
-            return E_UPPER_LONG  # the n-th one must be the last one and lie in the last byte
-        if np.uint64(h) > (maxval >> ul):
-            return E_RANGE  # also: every x_i >> l fitted in out
-    # Pass 2, the lower bits: l at a time from one unaligned 8-byte load each.
-    prev = np.uint64(h) << ul
-    if l > 0:
-        mask = (np.uint64(1) << ul) - np.uint64(1)
-        pos = lstart * 8
+    bounded = bounded or check
+
+    @njit(nogil=True, inline="always")
+    def decode(buf, start, end, n, l, q, maxval, out, o, functor, v, state, frontier, n_out):
+        """Decode the Elias-Fano sub-list in ``buf[start:end]`` into ``out[o:o + n]``; with
+        ``push``, instead call ``functor(v, u, state)`` on each id ``u`` (of ``out``'s dtype) as
+        soon as it is decoded, appending ``u`` to ``frontier`` at ``n_out`` when it returns True,
+        as ``advance`` does.
+
+        ``buf`` is a C-contiguous uint8 array in which the list is followed by at least
+        ``SLACK_BYTES`` more bytes (the payload's slack, or the lists after it); ``n`` the degree,
+        ``l`` the low-bit width, ``q`` the forward-pointer quantum (0: none), ``maxval`` the
+        largest id allowed (uint64; without ``bounded``, the largest the id width holds).
+        Returns ``(count, n_out)``: ``count`` the ids decoded (``n`` for a good list), or a
+        negative error code.
+
+        Where the 8-byte loads fall: upper-bit words at ``k``, low bits at bytes before
+        ``ustart``, so at positions before the list's n-th one-bit, which lies before ``end``;
+        each load ends before ``end + SLACK_BYTES``. ``bounded`` checks ``end + SLACK_BYTES <=
+        len(buf)`` and ``o + n <= len(out)`` on entry and stops at ``end`` whatever the bytes say,
+        so it is memory-safe on any input; without it (``ef_push``) the list must come from a
+        validated chunk, whose lists hold exactly their ``n`` one-bits and are followed by the
+        payload's slack, and ``end`` is not read. With ``check`` it also proves that the bytes
+        are exactly what the encoder writes for these values: section sizes, the n-th one-bit in
+        the last byte, forward pointers, zero padding, ``l`` from ``(u, n)``, non-decreasing ids
+        within ``maxval``.
+
+        One pass over the ids: ``x_i >> l = select1(i) - i`` from the upper bits, 64 at a time
+        (count trailing zeros, clear the lowest one), and the low ``l`` bits from one unaligned
+        8-byte load each; the forward pointers are only checked, never needed to decode a whole
+        list. With at least one bit in three set, a new upper word is rarely needed, so the list's
+        end is the only unpredictable branch.
+        """
+        if bounded:
+            if start < 0 or end < start or end + SLACK_BYTES > len(buf) or n < 0 or o < 0 or o + n > len(out):
+                return E_BOUNDS, n_out
+            if l < 0 or l > 63 or q < 0:
+                return E_LOWER_WIDTH, n_out
+        if n == 0:
+            if bounded and (end != start or l != 0):
+                return E_EMPTY, n_out
+            return 0, n_out
+        n_fwd = n // q if 0 < q <= n else 0  # no 64-bit division for lists shorter than q
+        fw = fwd_width(n) if n_fwd > 0 else 0
+        lstart = start + n_fwd * fw
+        ustart = lstart + (l * n + 7) // 8
+        if bounded and ustart >= end:
+            return E_BOUNDS, n_out
+        ul = np.uint64(l)
+        lmask = (np.uint64(1) << ul) - np.uint64(1)
+        k = ustart
+        w = load8(buf, k)
+        # Bits past end (the next list, or the slack) may enter a window: the loop takes only n
+        # one-bits; with check they are masked off, to see that none follows the n-th.
+        if check and end - k < 8:
+            w &= (np.uint64(1) << np.uint64(8 * (end - k))) - np.uint64(1)
+        hbase = np.int64(0)  # bit position of w's bit 0 in the upper bits, minus i
+        pos = lstart * 8  # bit position of x_i's low bits
+        h = np.int64(0)
         prev = np.uint64(0)
+        fwd_i = q - 1 if n_fwd > 0 else n  # the next i with a forward pointer (check only)
         for i in range(n):
-            bp = pos >> 3
-            if l <= 56:
-                x = load8(buf, bp) if bp + 8 <= nbuf else load_le(buf, bp, nbuf - bp)
-                low = (x >> np.uint64(pos & 7)) & mask
+            while w == 0:
+                k += 8
+                if bounded and k >= end:
+                    return (E_UPPER_SHORT if check else i), n_out
+                w = load8(buf, k)
+                if check and end - k < 8:
+                    w &= (np.uint64(1) << np.uint64(8 * (end - k))) - np.uint64(1)
+                hbase += 64
+            h = hbase + np.int64(_ctz64(w))  # select1(i) - i = x_i >> l
+            w &= w - np.uint64(1)
+            hbase -= 1
+            # l <= 56 is known when the chunk is valid and ids are at most 57 bits wide (l is at
+            # most log2(u)): then a constant, so the branch goes, as for 32-bit ids in ef_push
+            if (not bounded and maxval >> np.uint64(57) == 0) or l <= 56:
+                low = (load8(buf, pos >> 3) >> np.uint64(pos & 7)) & lmask
             else:  # 57..63 bits, only for 64-bit ids: two reads
                 low = read_bits(buf, pos, 32) | read_bits(buf, pos + 32, l - 32) << np.uint64(32)
-            v = (np.uint64(out[o + i]) << ul) | low
-            if check and v < prev:
-                return E_UNSORTED
-            out[o + i] = v
-            prev = v
             pos += l
-    if not check:
-        return n
-    uh = np.uint64(h)
-    if prev > maxval:
-        return E_RANGE
-    if (l > 0 and uh < np.uint64(n)) or (uh >> np.uint64(1)) >= np.uint64(n):
-        return E_LOWER_WIDTH  # l = floor(log2(u // n)): n 2**l <= u < n 2**(l + 1); l = 0: u < 2 n
-    rem = (l * n) & 7
-    if rem and buf[ustart - 1] >> rem:
-        return E_PADDING
-    for j in range(n_fwd):
-        if load_le(buf, start + j * fw, fw) != np.uint64(out[o + (j + 1) * q - 1]) >> ul:
-            return E_FORWARD
-    return n
+            x = (np.uint64(h) << ul) | low
+            if check:
+                if x < prev:
+                    return E_UNSORTED, n_out  # (or lost high bits to the shift: E_RANGE would say so too)
+                prev = x
+                if i == fwd_i:
+                    if load_le(buf, start + (i // q) * fw, fw) != np.uint64(h):
+                        return E_FORWARD, n_out
+                    fwd_i += q
+            if not push:
+                out[o + i] = x
+            else:
+                u = out.dtype.type(x)  # the id with out's type, as iterating ``out`` would give it
+                if functor(v, u, state):
+                    frontier[n_out] = u
+                    n_out += 1
+        if not check:
+            return n, n_out
+        last_one = h + n - 1
+        if w != 0 or ustart + (last_one >> 3) != end - 1:
+            return E_UPPER_LONG, n_out  # the n-th one must be the last one and lie in the last byte
+        # h, the last x_i >> l, is the largest (select1(i) - i never decreases): within maxval >> l,
+        # no x_i lost high bits to the shift, so the order checked above is the ids' own
+        uh = np.uint64(h)
+        if uh > (maxval >> ul) or prev > maxval:
+            return E_RANGE, n_out
+        if (l > 0 and uh < np.uint64(n)) or (uh >> np.uint64(1)) >= np.uint64(n):
+            return E_LOWER_WIDTH, n_out  # l = floor(log2(u // n)): n 2**l <= u < n 2**(l + 1); l = 0: u < 2 n
+        rem = (l * n) & 7
+        if rem and buf[ustart - 1] >> rem:
+            return E_PADDING, n_out
+        return n, n_out
+
+    return decode
+
+
+# decode_lists: every proof of canonical form
+ef_decode_checked = _ef_decoder(check=True, bounded=True, push=False)
+# ef_decode_list(check=False), ef_neighbors: no proofs, still memory-safe on any bytes
+ef_decode_bounded = _ef_decoder(check=False, bounded=True, push=False)
+# ef_push, advance's inner loop over validated chunks: visits each id as it decodes it
+ef_decode_push = _ef_decoder(check=False, bounded=False, push=True)
+
+
+@njit(cache=True, nogil=True)
+def ef_decode_list(buf, start, end, n, l, q, maxval, out, o, check) -> int:
+    """Decode the Elias-Fano sub-list in ``buf[start:end]`` into ``out[o:o + n]``, with every
+    check of canonical form (``ef_decode_checked``) or none (``ef_decode_bounded``); memory-safe
+    either way. Returns the number of ids written (``n`` for a good list) or a negative error
+    code."""
+    if check:
+        count, _ = ef_decode_checked(buf, start, end, n, l, q, maxval, out, o, None, 0, None, None, 0)
+    else:
+        count, _ = ef_decode_bounded(buf, start, end, n, l, q, maxval, out, o, None, 0, None, None, 0)
+    return count
 
 
 @njit(cache=True, nogil=True, _nrt=False)

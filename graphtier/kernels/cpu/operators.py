@@ -4,7 +4,8 @@ Algorithms pass small ``@njit`` functors; each operator is specialised per (form
 by Numba, so a new algorithm adds functors, never another copy of the traversal.
 
 - ``advance``: push from a frontier through out-edges; ``functor(v, u, state)`` returning True
-  puts ``u`` in the output frontier.
+  puts ``u`` in the output frontier. A format may register a fused visitor in ``PUSH_VISITORS``
+  that applies the functor to each id as it decodes it.
 - ``advance_pull``: for each candidate ``u``, scan its in-edges (the reverse graph);
   ``functor(u, v, state)`` returning True means "done with u" and puts ``u`` in the output.
 - ``filter``: keep the vertices for which ``predicate(v, state)`` holds.
@@ -13,27 +14,57 @@ by Numba, so a new algorithm adds functors, never another copy of the traversal.
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba import njit, prange
 
+# neighbors function -> its fused push visitor, ``visit(words, table, c, v, lo, hi, scratch,
+# functor, state, out, n_out) -> n_out``: ``functor(v, u, state)`` on each destination as it is
+# decoded, appending to ``out`` those it accepts, with the same results as iterating
+# ``neighbors``' array. Worth it where decoding is a loop of its own (``ef``): one loop, not two.
+PUSH_VISITORS: dict = {}
 
-@njit
+
 def advance(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch):
-    n_out = 0
-    for i in range(len(frontier)):
-        v = frontier[i]
-        lo, hi = indptr[v], indptr[v + 1]
-        while lo < hi:
-            c = lo // chunk_edges
-            start = c * chunk_edges
-            end = min(hi, start + chunk_edges)
-            for u in neighbors(words, table, c, v, lo - start, end - start, scratch[0]):
-                if functor(v, u, state):
-                    out[n_out] = u
-                    n_out += 1
-            lo = end
-    return n_out
+    """Push from ``frontier`` through out-edges: ``functor(v, u, state)`` on every edge, ``u``
+    appended to ``out`` when it returns True; returns how many were. ``neighbors`` is a format's
+    kernel (``formats.NEIGHBORS``); its fused visitor, where ``PUSH_VISITORS`` has one, does the
+    decoding and the visiting in one loop. (A Python function, to look the visitor up; jitted
+    code calls ``advance_kernel(visitor)``.)"""
+    kernel = advance_kernel(PUSH_VISITORS.get(neighbors))
+    return kernel(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch)
+
+
+@functools.cache
+def advance_kernel(visit=None):
+    """``advance``'s loop, compiled with ``visit`` (a fused visitor, or None: iterate
+    ``neighbors``' array) as a constant, so Numba inlines the visitor into the loop: a call per
+    sub-list would copy every array argument (some 60 words) onto the stack."""
+
+    @njit
+    def kernel(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch):
+        n_out = 0
+        buf = scratch[0]
+        for i in range(len(frontier)):
+            v = frontier[i]
+            lo, hi = indptr[v], indptr[v + 1]
+            while lo < hi:
+                c = lo // chunk_edges
+                start = c * chunk_edges
+                end = min(hi, start + chunk_edges)
+                if visit is None:
+                    for u in neighbors(words, table, c, v, lo - start, end - start, buf):
+                        if functor(v, u, state):
+                            out[n_out] = u
+                            n_out += 1
+                else:
+                    n_out = visit(words, table, c, v, lo - start, end - start, buf, functor, state, out, n_out)
+                lo = end
+        return n_out
+
+    return kernel
 
 
 @njit(parallel=True)
