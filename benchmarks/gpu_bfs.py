@@ -22,7 +22,7 @@ import numpy as np
 from harness import RESULTS_DIR, machine_info, print_table, write_results
 
 import graphtier as gt
-from graphtier.kernels.cuda.runtime import FORMAT_TYPES
+from graphtier.kernels.cuda.runtime import DECODERS
 
 CNR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cnr-2000" / "cnr-2000-csr.npz"
 
@@ -39,25 +39,28 @@ def run(name: str, graphs: dict[str, gt.Graph], sources: list[int], repeat: int)
     rows = []
     reference = {}
     for fmt, g in graphs.items():
-        for direction in ("auto", "push") if fmt == "csr" or not g.directed else ("push",):
-            gt.bfs(g, sources[0], device="cuda", direction=direction)  # compile, upload, warm up
+        default, *others = DECODERS[fmt]
+        runs = [(default, "auto")] + [(default, "push")] * (fmt == "csr" and not g.directed) + [(d, "auto") for d in others]
+        for decoder, direction in runs:
+            gt.bfs(g, sources[0], device="cuda", direction=direction, decoder=decoder)  # compile, upload, warm up
             seconds, edges = [], []
             for s in sources:
                 for _ in range(repeat):
-                    r = gt.bfs(g, s, device="cuda", direction=direction)
+                    r = gt.bfs(g, s, device="cuda", direction=direction, decoder=decoder)
                     seconds.append(r.stats["seconds"])
                     edges.append(r.stats["edges_traversed"])
                 if s not in reference:
                     reference[s] = r.distances
                 elif not np.array_equal(reference[s], r.distances):
-                    raise AssertionError(f"{name} {fmt} {direction}: distances from {s} differ from csr's")
+                    raise AssertionError(f"{name} {fmt} {decoder} {direction}: distances from {s} differ from csr's")
             ms = float(np.median(seconds)) * 1e3
             levels = ", ".join(f"{lvl['direction']} {lvl['frontier']}: {lvl['seconds'] * 1e6:.0f}" for lvl in r.stats["per_level"])
-            print(f"  {name} {fmt} {direction}, last run's levels (frontier: host us): {levels}")
+            print(f"  {name} {fmt} {decoder} {direction}, last run's levels (frontier: host us): {levels}")
             rows.append(
                 {
                     "graph": name,
                     "format": fmt,
+                    "decoder": decoder,
                     "direction": direction,
                     "ms": round(ms, 3),
                     "gteps": round(float(np.median(edges)) / ms / 1e6, 2),
@@ -83,7 +86,7 @@ def main() -> None:
     p.add_argument("--scale", type=int, default=23)
     p.add_argument("--sources", type=int, default=8)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--formats", nargs="+", default=sorted(FORMAT_TYPES, key=list(FORMAT_TYPES).index))
+    p.add_argument("--formats", nargs="+", default=list(DECODERS))
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args()
     rows = []
@@ -101,7 +104,7 @@ def main() -> None:
         rows += run(f"kron{args.scale}", graphs, sources, args.repeat)
     meta = {"command": " ".join(sys.argv), "timing": "CUDA events around the level loop, median over sources x repeats", "machine": machine_info()}
     json_path, md_path = write_results("gpu_bfs", rows, meta, out_dir=args.out)
-    print_table(rows, ["graph", "format", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
+    print_table(rows, ["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
     print(f"\nwrote {json_path} and {md_path}")
 
 

@@ -7,17 +7,18 @@ import numpy as np
 import pytest
 
 import graphtier as gt
-from graphtier.kernels.cuda.runtime import FORMAT_TYPES, unavailable
+from graphtier.kernels.cuda.runtime import DECODERS, unavailable
 
 from .conftest import csr_to_edges
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(unavailable() is not None, reason=f"no GPU: {unavailable()}")]
-GPU_FORMATS = sorted(FORMAT_TYPES)
+GPU_FORMATS = sorted(DECODERS)
+EVERY_DECODER = [(f, d) for f in GPU_FORMATS for d in DECODERS[f]]
 
 
-def assert_same_bfs(g: gt.Graph, source: int, indptr: np.ndarray, indices: np.ndarray, **kwargs) -> gt.BFSResult:
-    gpu = gt.bfs(g, source, device="cuda", **kwargs)
-    cpu = gt.bfs(g, source, device="cpu", **kwargs)
+def assert_same_bfs(g: gt.Graph, source: int, indptr: np.ndarray, indices: np.ndarray, direction: str = "auto", decoder: str | None = None) -> gt.BFSResult:
+    gpu = gt.bfs(g, source, device="cuda", direction=direction, decoder=decoder)
+    cpu = gt.bfs(g, source, device="cpu", direction=direction)
     assert gpu.stats["device"] == "cuda"
     np.testing.assert_array_equal(gpu.distances, cpu.distances)
     gt.validate_bfs_tree(indptr, indices, source, gpu.distances, gpu.parents)
@@ -31,13 +32,13 @@ def cnr(tmp_path_factory, cnr_csr):
     return {f: csr if f == "csr" else gt.recode(csr, tmp_path_factory.mktemp("cnr") / f"{f}.gt", format=f) for f in GPU_FORMATS}
 
 
-@pytest.mark.parametrize("fmt", GPU_FORMATS)
+@pytest.mark.parametrize("fmt, decoder", EVERY_DECODER)
 @pytest.mark.parametrize("direction", ["push", "pull"])
-def test_cnr2000(cnr, cnr_csr, fmt, direction):
+def test_cnr2000(cnr, cnr_csr, fmt, decoder, direction):
     indptr, indices = cnr_csr
     for source in (100000, 0):
-        r = assert_same_bfs(cnr[fmt], source, indptr, indices, direction=direction)
-        assert r.reached == (325_557 if source == 100000 else 311)
+        r = assert_same_bfs(cnr[fmt], source, indptr, indices, direction=direction, decoder=decoder)
+        assert r.reached == (325_557 if source == 100000 else 311) and r.stats["decoder"] == decoder
 
 
 GENERATED = {
@@ -65,3 +66,8 @@ def test_generated(generated, fmt):
     if name != "grid":  # a grid's frontier never grows enough to pull
         assert "pull" in {lvl["direction"] for lvl in r.stats["per_level"]}
     assert_same_bfs(g, source, indptr, indices, direction="push")
+
+
+def test_unknown_decoder(cnr):
+    with pytest.raises(ValueError, match="GPU decoders of 'csr'"):
+        gt.bfs(cnr["csr"], 0, device="cuda", decoder="magic")

@@ -34,19 +34,43 @@ struct Adopt {
     }
 };
 
-// sizes[level] holds (frontier size, its out-edges); a level's kernel fills sizes[level + 1].
+// Every vertex unvisited but the source, which is the first frontier; level sizes and the
+// frontier bitmap cleared. One launch instead of a handful of fills.
+extern "C" __global__ void bfs_init(int* dist, i64* parent, i64 n, i64 source, u64 source_edges, u32* queue, LevelSizes* sizes, i64 n_sizes, u32* bits, i64 n_bits) {
+    i64 stride = i64(gridDim.x) * blockDim.x, m = max(n, max(n_sizes, n_bits));
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < m; i += stride) {
+        if (i < n) {
+            dist[i] = i == source ? 0 : -1;
+            parent[i] = i == source ? source : -1;
+        }
+        if (i < n_sizes) sizes[i] = i == 0 ? LevelSizes{1, source_edges, 0, 0} : LevelSizes{};
+        if (i < n_bits) bits[i] = 0;
+        if (i == 0) queue[0] = u32(source);
+    }
+}
+
+// sizes[level] describes the level's frontier; the level's kernels fill sizes[level + 1]. Both
+// push kernels take the same parameters, so that one argument tuple serves them.
+#define PUSH_PARAMS GRAPH_PARAMS, const u32 *frontier, u32 *deferred, u32 *hubs, u32 *out, LevelSizes *sizes, int *dist, i64 *parent, int level
+
 template <class Format>
-__global__ void bfs_push(GRAPH_PARAMS, const u32* frontier, u32* out, u64* sizes, int* dist, i64* parent, int level) {
-    advance_push<Format>(GRAPH_ARGS, frontier, sizes[2 * level], out, sizes + 2 * (level + 1), Visit{dist, parent, level + 1});
+__global__ void bfs_push(PUSH_PARAMS) {
+    advance_push<Format>(GRAPH_ARGS, frontier, sizes + level, deferred, hubs, out, sizes + level + 1, Visit{dist, parent, level + 1});
 }
 
 template <class Format>
-__global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, u64* sizes, int* dist, i64* parent, int level) {
-    advance_pull<Format>(GRAPH_ARGS, out, sizes + 2 * (level + 1), Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
+__global__ void bfs_push_deferred(PUSH_PARAMS) {
+    advance_push_deferred<Format>(GRAPH_ARGS, deferred, hubs, sizes + level, out, sizes + level + 1, Visit{dist, parent, level + 1});
 }
 
-// Every format, so that nvcc checks each instantiation without a GPU.
-#define INSTANTIATE(Format)                                                                                                   \
-    template __global__ void bfs_push<Format>(GRAPH_PARAMS, const u32*, u32*, u64*, int*, i64*, int);                         \
-    template __global__ void bfs_pull<Format>(GRAPH_PARAMS, const u32*, u32*, u64*, int*, i64*, int);
+template <class Format>
+__global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, LevelSizes* sizes, int* dist, i64* parent, int level) {
+    advance_pull<Format>(GRAPH_ARGS, out, sizes + level + 1, Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
+}
+
+// Every decoder of every format, so that nvcc checks each instantiation without a GPU.
+#define INSTANTIATE(Format)                                                 \
+    template __global__ void bfs_push<Format>(PUSH_PARAMS);                 \
+    template __global__ void bfs_push_deferred<Format>(PUSH_PARAMS);        \
+    template __global__ void bfs_pull<Format>(GRAPH_PARAMS, const u32*, u32*, LevelSizes*, int*, i64*, int);
 FOR_EACH_FORMAT(INSTANTIATE)

@@ -2,5 +2,7 @@
 #pragma once
 #include "csr.cuh"
 #include "log.cuh"
+#include "cgr.cuh"
 
-#define FOR_EACH_FORMAT(X) X(Csr) X(Log)
+// Every decoder of every format (the first of each is the default; runtime.DECODERS names them).
+#define FOR_EACH_FORMAT(X) X(Csr) X(CsrWarp) X(Log) X(LogWarp) X(Cgr) X(CgrThread) X(CgrOneLane)

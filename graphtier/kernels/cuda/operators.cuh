@@ -1,15 +1,37 @@
-// Gunrock's advance as device templates over any format. A format supplies
+// Gunrock's advance as device templates over any format, at three granularities (Merrill's
+// thread-warp-CTA, MPLG's thread, warp and block decoders): a lane decodes a short list alone, a
+// warp decodes a longer one cooperatively, and hubs are spread over every warp.
+//
+// A format supplies
 //   template <bool Stop, class Visit> static bool for_each(g, c, v, lo, hi, visit)
-// calling visit(u) for every id of source v's sub-list in chunk c, cooperatively across a warp.
-// An algorithm supplies functors and a three-line kernel that calls an operator.
+//     visit(u) for every id of v's sub-list in chunk c, chunk-local positions [lo, hi), decoded
+//     cooperatively by the 32 lanes of a warp (all call it, converged); with Stop it returns
+//     true after the first round in which a visit returned true;
+//   template <bool Stop, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
+//     the same, decoded by one lane alone (with Stop, it returns at the first true);
+// and the traits lane_edges (lists up to this long go to one lane), random_access (any [lo, hi)
+// inside a sub-list decodes alone), split_hubs (hubs are cut into pieces; needs random_access)
+// and peek_edges (pull lanes test this many in-edges each through get(g, c, j) before the warp
+// takes over; needs random_access). An algorithm supplies functors and three-line kernels.
 #pragma once
 #include "common.cuh"
 
-// Visits every out-edge (v, u) of v across the chunks that hold v's edges; visit(u) -> bool
-// (with Stop, true ends the scan). Returns whether a visit stopped it.
+// A level's bookkeeping on the device, one row per level: the host reads frontier and edges.
+struct LevelSizes {
+    u64 frontier;  // vertices in the level's frontier
+    u64 edges;     // their out-edges (for the direction switch)
+    u64 deferred;  // frontier vertices left to advance_push_deferred, a warp each
+    u64 hubs;      // frontier vertices left to advance_push_deferred, pieces over every warp
+};
+
+// With split_hubs, vertices with more out-edges than this are cut into pieces of PIECE_EDGES.
+constexpr i64 HUB_EDGES = 2048, PIECE_EDGES = 1024;
+
+// visit(u) for the out-edges (v, u) at global edge positions [lo, hi), across the chunks that
+// hold them, by the whole warp. Unless Format::random_access, [lo, hi) must cover whole per-chunk
+// sub-lists.
 template <class Format, bool Stop, class Visit>
-__device__ bool for_each_neighbor(const Graph& g, i64 v, Visit&& visit) {
-    i64 lo = g.indptr[v], hi = g.indptr[v + 1];
+__device__ bool for_each_edge(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     while (lo < hi) {
         i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
         i64 end = min(hi, start + g.chunk_edges);
@@ -19,42 +41,117 @@ __device__ bool for_each_neighbor(const Graph& g, i64 v, Visit&& visit) {
     return false;
 }
 
-// Push: a warp per frontier vertex. visit(v, u) -> bool claims u; claimed vertices are appended
-// to `out` (counted in counters[0]) and their degrees summed into counters[1].
-template <class Format, class Visit>
-__device__ void advance_push(const Graph& g, const u32* frontier, i64 n, u32* out, u64* counters, Visit visit) {
-    u64 claimed_edges = 0;
-    for (i64 i = global_warp(); i < n; i += warp_count()) {
-        u32 v = frontier[i];
-        for_each_neighbor<Format, false>(g, v, [&](u32 u) {
-            if (visit(v, u)) {
-                append(out, counters, u);
-                claimed_edges += g.degree(u);
-            }
-            return false;
-        });
+// Whether v's edges [lo, hi) are for its lane alone: few, and in one chunk.
+template <class Format>
+__device__ bool lane_sized(const Graph& g, i64 lo, i64 hi) {
+    return hi - lo <= Format::lane_edges && lo / g.chunk_edges == (hi - 1) / g.chunk_edges;
+}
+
+template <class Format, bool Stop, class Visit>
+__device__ bool for_each_edge_lane(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
+    i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
+    return Format::template for_each_lane<Stop>(g, c, v, lo - start, hi - start, visit);
+}
+
+template <class Visit>
+struct Claim {  // visit(v, u), and a place in the next frontier for each u it claims
+    const Graph& g;
+    Visit& visit;
+    u32* out;
+    LevelSizes* next;
+    u64 edges = 0;  // this lane's claimed vertices' out-edges
+
+    __device__ bool operator()(u32 v, u32 u) {
+        if (visit(v, u)) {
+            append(out, &next->frontier, u);
+            edges += g.degree(u);
+        }
+        return false;
     }
-    warp_add(counters + 1, claimed_edges);
+    __device__ void done() { warp_add(&next->edges, edges); }
+};
+
+// Push, first kernel. When the frontier outnumbers the grid's lanes, each lane takes a frontier
+// vertex and decodes a short list alone (a lane's visits follow one another, so this pays only
+// when every lane has a vertex); longer lists are queued in `deferred`, hubs (with split_hubs) in
+// `hubs`, for advance_push_deferred. On a smaller frontier every list is deferred to a warp.
+// visit(v, u) -> bool claims u; claimed vertices are appended to `out` and counted, with their
+// out-edges, in `next`.
+template <class Format, class Visit>
+__device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* sizes, u32* deferred, u32* hubs, u32* out, LevelSizes* next, Visit visit) {
+    Claim<Visit> claim{g, visit, out, next};
+    i64 n = i64(sizes->frontier);
+    bool lanes = n >= warp_count() * 32;
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += warp_count() * 32) {
+        u32 v = frontier[i];
+        i64 lo = g.indptr[v], hi = g.indptr[v + 1];
+        if (lo == hi) {
+        } else if (lanes && lane_sized<Format>(g, lo, hi)) {
+            for_each_edge_lane<Format, false>(g, v, lo, hi, [&](u32 u) { return claim(v, u); });
+        } else if (Format::split_hubs && hi - lo > HUB_EDGES) {
+            append(hubs, &sizes->hubs, v);
+        } else {
+            append(deferred, &sizes->deferred, v);
+        }
+    }
+    claim.done();
+}
+
+// Push, second kernel: a warp per deferred vertex, then every warp walks the hub list and takes
+// every warp_count()-th piece of each hub, starting at a different warp per hub.
+template <class Format, class Visit>
+__device__ void advance_push_deferred(const Graph& g, const u32* deferred, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
+    Claim<Visit> claim{g, visit, out, next};
+    for (i64 i = global_warp(); i < i64(sizes->deferred); i += warp_count()) {
+        u32 v = deferred[i];
+        for_each_edge<Format, false>(g, v, g.indptr[v], g.indptr[v + 1], [&](u32 u) { return claim(v, u); });
+    }
+    for (u64 h = 0; h < sizes->hubs; h++) {
+        u32 v = hubs[h];
+        i64 lo = g.indptr[v], hi = g.indptr[v + 1];
+        i64 first = (global_warp() + warp_count() - i64(h % u64(warp_count()))) % warp_count();
+        for (i64 a = lo + first * PIECE_EDGES; a < hi; a += warp_count() * PIECE_EDGES)
+            for_each_edge<Format, false>(g, v, a, min(hi, a + PIECE_EDGES), [&](u32 u) { return claim(v, u); });
+    }
+    claim.done();
 }
 
 // Pull: every vertex u with wanted(u) scans its in-edges (g is the reverse graph) until
-// parent(u, v) holds, then adopt(u, v) runs once. Warps take 32 vertices at a time, skip the
-// unwanted and isolated ones together, and share the scan of each wanted one. Adopted vertices
-// are appended to `out` as in advance_push.
+// parent(u, v) holds, then adopt(u, v) runs once. Warps take 32 vertices at a time and skip the
+// unwanted and isolated ones together; a lane scans a short list alone, or peeks at the first
+// peek_edges of a longer one, and the warp shares the scan of what is left, stopping at the first
+// parent. Adopted vertices are appended to `out` as in advance_push.
 template <class Format, class Wanted, class Parent, class Adopt>
-__device__ void advance_pull(const Graph& g, u32* out, u64* counters, Wanted wanted, Parent parent, Adopt adopt) {
+__device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted wanted, Parent parent, Adopt adopt) {
+    constexpr i64 peek = Format::peek_edges;
     u64 adopted_edges = 0;
-    i64 stride = warp_count() * 32;
-    for (i64 base = global_warp() * 32; base < g.n_vertices; base += stride) {
-        i64 mine = base + lane_id();
-        bool todo = mine < g.n_vertices && g.degree(mine) > 0 && wanted(u32(mine));
+    for (i64 base = global_warp() * 32; base < g.n_vertices; base += warp_count() * 32) {
+        i64 m = base + lane_id();
+        u32 mine = u32(m);
+        bool todo = m < g.n_vertices && g.degree(m) > 0 && wanted(mine);
         bool adopted = false;
+        i64 lo = 0, hi = 0;
+        if (todo) {
+            lo = g.indptr[mine], hi = g.indptr[mine + 1];
+            i64 mine_hi = lane_sized<Format>(g, lo, hi) ? hi : lane_sized<Format>(g, lo, lo + peek) ? lo + peek : lo;
+            u32 found = 0;
+            auto test = [&](u32 v) {
+                found = v;
+                return parent(mine, v);
+            };
+            if (mine_hi > lo && for_each_edge_lane<Format, true>(g, mine, lo, mine_hi, test)) {
+                adopt(mine, found);
+                adopted = true;
+            }
+            todo = !adopted && mine_hi < hi;
+            lo = mine_hi;
+        }
         for (u32 pending = __ballot_sync(FULL_MASK, todo); pending; pending &= pending - 1) {
             int owner = __ffs(pending) - 1;
             u32 u = u32(base + owner);
             u32 found = 0;
             bool hit = false;
-            bool any = for_each_neighbor<Format, true>(g, u, [&](u32 v) {
+            bool any = for_each_edge<Format, true>(g, u, __shfl_sync(FULL_MASK, lo, owner), g.indptr[u + 1], [&](u32 v) {
                 if (!hit && parent(u, v)) {
                     hit = true;
                     found = v;
@@ -71,15 +168,15 @@ __device__ void advance_pull(const Graph& g, u32* out, u64* counters, Wanted wan
             }
         }
         if (adopted) {
-            append(out, counters, u32(mine));
+            append(out, &next->frontier, mine);
             adopted_edges += g.degree(mine);
         }
     }
-    warp_add(counters + 1, adopted_edges);
+    warp_add(&next->edges, adopted_edges);
 }
 
-// The first *n vertices of a queue as a bitmap (bits must be zero), set with atomicOr.
-extern "C" __global__ void queue_to_bitmap(const u32* queue, const u64* n, u32* bits) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < *n; i += i64(gridDim.x) * blockDim.x)
+// A level's frontier queue as a bitmap (bits must be zero), set with atomicOr.
+extern "C" __global__ void queue_to_bitmap(const u32* queue, const LevelSizes* sizes, u32* bits) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(sizes->frontier); i += i64(gridDim.x) * blockDim.x)
         atomicOr(bits + (queue[i] >> 5), 1u << (queue[i] & 31));
 }

@@ -8,7 +8,7 @@ build: cupy-cuda12x and the CUDA 13 builds load the same sources.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +17,14 @@ from ...errors import DeviceError
 from ...tiering.resident import ResidentGraph
 
 SOURCES = Path(__file__).resolve().parent
-# Each format's C++ type, in the order of FOR_EACH_FORMAT in formats.cuh.
-FORMAT_TYPES = {"csr": "Csr", "log": "Log"}
+# Each format's decoders on the GPU, as C++ types instantiated by FOR_EACH_FORMAT (formats.cuh);
+# the first is the default, the others switch one technique of the format's paper off, so that
+# its effect can be measured.
+DECODERS = {
+    "csr": {"balanced": "Csr", "warp": "CsrWarp"},
+    "log": {"thread-warp-block": "Log", "warp": "LogWarp"},
+    "cgr": {"warp-centric": "Cgr", "thread-centric": "CgrThread", "one-lane-residuals": "CgrOneLane"},
+}
 
 
 @functools.cache
@@ -40,15 +46,27 @@ def unavailable() -> str | None:
 def _module(source: str, templates: tuple[str, ...]):
     import cupy
 
-    names = [f"{t}<{f}>" for t in templates for f in FORMAT_TYPES.values()]
+    names = [f"{t}<{f}>" for t in templates for decoders in DECODERS.values() for f in decoders.values()]
     return cupy.RawModule(code=(SOURCES / source).read_text(), options=("-std=c++17", f"-I{SOURCES}"), name_expressions=names)
 
 
-def function(source: str, templates: tuple[str, ...], name: str, format: str | None = None):
-    """Kernel ``name<Format>`` (or the plain kernel ``name`` when format is None) from ``source``,
-    a file beside this one whose kernel templates are ``templates``; the module is compiled
-    once per process, every format at once."""
-    return _module(source, templates).get_function(name if format is None else f"{name}<{FORMAT_TYPES[format]}>")
+def function(source: str, templates: tuple[str, ...], name: str, format: str | None = None, decoder: str | None = None):
+    """Kernel ``name<Decoder>`` for ``format`` (its default decoder unless one is named), or the
+    plain kernel ``name`` when format is None, from ``source``, a file beside this one whose
+    kernel templates are ``templates``. The module is compiled once per process, for every
+    decoder at once."""
+    if format is None:
+        return _module(source, templates).get_function(name)
+    return _module(source, templates).get_function(f"{name}<{decoder_type(format, decoder)}>")
+
+
+def decoder_type(format: str, decoder: str | None) -> str:
+    decoders = DECODERS[format]
+    if decoder is None:
+        return next(iter(decoders.values()))
+    if decoder not in decoders:
+        raise ValueError(f"the GPU decoders of {format!r} are {', '.join(decoders)}; got {decoder!r}")
+    return decoders[decoder]
 
 
 @dataclass
@@ -61,12 +79,13 @@ class DeviceGraph:
     chunk_edges: int
     n_vertices: int
     format: str
+    _buffers: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
         import cupy
 
-        if resident.format not in FORMAT_TYPES:
+        if resident.format not in DECODERS:
             raise DeviceError(f"the GPU backend does not read {resident.format!r} chunks yet")
         if resident.id_dtype != np.uint32:
             raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {resident.id_dtype} ids")
@@ -78,6 +97,18 @@ class DeviceGraph:
             resident.n_vertices,
             resident.format,
         )
+
+    def buffer(self, name: str, shape: int | tuple, dtype) -> object:
+        """A device array kept with the graph for algorithms that run on it again and again, with
+        at least ``shape[0]`` rows (a larger one replaces it when more are asked for); its
+        contents are whatever the last user left."""
+        import cupy
+
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        buf = self._buffers.get(name)
+        if buf is None or len(buf) < shape[0] or buf.shape[1:] != shape[1:] or buf.dtype != dtype:
+            buf = self._buffers[name] = cupy.empty(shape, dtype)
+        return buf
 
     @property
     def params(self) -> tuple:
