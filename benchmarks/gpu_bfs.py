@@ -13,6 +13,7 @@ the plain warp-per-vertex baseline that BENCHMARKS.md measured at 13.1 ms on kro
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -102,8 +103,10 @@ def main() -> None:
         degree = np.diff(graphs["csr"].indptr())
         sources = np.random.default_rng(0).choice(np.flatnonzero(degree), args.sources, replace=False).tolist()
         rows += run(f"kron{args.scale}", graphs, sources, args.repeat)
-    meta = {"command": " ".join(sys.argv), "timing": "CUDA events around the level loop, median over sources x repeats", "machine": machine_info()}
-    json_path, md_path = write_results("gpu_bfs", rows, meta, out_dir=args.out)
+    machine = machine_info()
+    meta = {"command": " ".join(sys.argv), "timing": "CUDA events around the level loop, median over sources x repeats", "machine": machine}
+    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
+    json_path, md_path = write_results(f"gpu_bfs-{gpu}", rows, meta, out_dir=args.out)
     print_table(rows, ["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
     print(f"\nwrote {json_path} and {md_path}")
 

@@ -43,6 +43,7 @@ def test_cnr2000(cnr, cnr_csr, fmt, decoder, direction):
 
 GENERATED = {
     "kron18": lambda: gt.generators.kronecker(18, seed=1),
+    "kron19": lambda: gt.generators.kronecker(19, seed=1),
     "kron20": lambda: gt.generators.kronecker(20, seed=1),
     "urand18": lambda: gt.generators.urand(18, seed=1),
     "grid": lambda: gt.generators.grid(700, 500),

@@ -21,7 +21,7 @@ from .graph import Graph
 from .results import BFSResult
 
 ALPHA, BETA = 14, 24
-KERNELS = ("bfs_push", "bfs_push_deferred", "bfs_pull")  # the kernel templates of kernels/cuda/bfs.cu
+KERNELS = ("bfs_push", "bfs_push_hubs", "bfs_pull")  # the kernel templates of kernels/cuda/bfs.cu
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 HUB_EDGES = 2048  # as operators.cuh: a hub queue of E / HUB_EDGES + 1 entries always suffices
 BATCH = 8  # levels launched per readback of frontier sizes when no direction decision needs them
@@ -187,7 +187,6 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
     dist, parent = fwd.buffer("dist", n, cupy.int32)[:n], fwd.buffer("parent", n, cupy.int64)[:n]
     queues = fwd.buffer("queues", (2, n), cupy.uint32)[:2]
     bitmap = fwd.buffer("bitmap", (n + 31) // 32, cupy.uint32)
-    deferred = fwd.buffer("deferred", n, cupy.uint32)
     hubs = fwd.buffer("hubs", graph.n_edges // HUB_EDGES + 1, cupy.uint32)
     device_sizes = fwd.buffer("sizes", (64, 4), cupy.uint64)
     source_edges = np.uint64(graph.indptr()[s + 1] - graph.indptr()[s])
@@ -195,7 +194,7 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
     start = cupy.cuda.Event()
     start.record()
     init(grid, block, (dist, parent, np.int64(n), np.int64(s), source_edges, queues[0], device_sizes, np.int64(len(device_sizes)), bitmap, np.int64(bitmap.size)))
-    sizes = np.array([[1, source_edges, 0, 0]], np.uint64)  # per level: LevelSizes (frontier, edges, deferred, hubs)
+    sizes = np.array([[1, source_edges, 0, 0]], np.uint64)  # per level: LevelSizes (frontier, edges, hubs, spare)
     levels, ends = [], []
     while sizes[-1, 0]:
         first = len(sizes) - 1
@@ -213,9 +212,9 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
                 kernel["bfs_pull"](grid, block, (*rev.params, bitmap, next_queue, *state))
                 bitmap.fill(0)
             else:
-                push = (*fwd.params, queue, deferred, hubs, next_queue, *state)
+                push = (*fwd.params, queue, hubs, next_queue, *state)
                 kernel["bfs_push"](grid, block, push)
-                kernel["bfs_push_deferred"](grid, block, push)
+                kernel["bfs_push_hubs"](grid, block, push)
             levels.append({"direction": "pull" if pulling else "push"})
             ends.append(cupy.cuda.Event())
             ends[-1].record()

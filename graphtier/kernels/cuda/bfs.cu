@@ -51,16 +51,16 @@ extern "C" __global__ void bfs_init(int* dist, i64* parent, i64 n, i64 source, u
 
 // sizes[level] describes the level's frontier; the level's kernels fill sizes[level + 1]. Both
 // push kernels take the same parameters, so that one argument tuple serves them.
-#define PUSH_PARAMS GRAPH_PARAMS, const u32 *frontier, u32 *deferred, u32 *hubs, u32 *out, LevelSizes *sizes, int *dist, i64 *parent, int level
+#define PUSH_PARAMS GRAPH_PARAMS, const u32 *frontier, u32 *hubs, u32 *out, LevelSizes *sizes, int *dist, i64 *parent, int level
 
 template <class Format>
 __global__ void bfs_push(PUSH_PARAMS) {
-    advance_push<Format>(GRAPH_ARGS, frontier, sizes + level, deferred, hubs, out, sizes + level + 1, Visit{dist, parent, level + 1});
+    advance_push<Format>(GRAPH_ARGS, frontier, sizes + level, hubs, out, sizes + level + 1, Visit{dist, parent, level + 1});
 }
 
 template <class Format>
-__global__ void bfs_push_deferred(PUSH_PARAMS) {
-    advance_push_deferred<Format>(GRAPH_ARGS, deferred, hubs, sizes + level, out, sizes + level + 1, Visit{dist, parent, level + 1});
+__global__ void bfs_push_hubs(PUSH_PARAMS) {
+    advance_push_hubs<Format>(GRAPH_ARGS, hubs, sizes + level, out, sizes + level + 1, Visit{dist, parent, level + 1});
 }
 
 template <class Format>
@@ -71,6 +71,6 @@ __global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, Level
 // Every decoder of every format, so that nvcc checks each instantiation without a GPU.
 #define INSTANTIATE(Format)                                                 \
     template __global__ void bfs_push<Format>(PUSH_PARAMS);                 \
-    template __global__ void bfs_push_deferred<Format>(PUSH_PARAMS);        \
+    template __global__ void bfs_push_hubs<Format>(PUSH_PARAMS);            \
     template __global__ void bfs_pull<Format>(GRAPH_PARAMS, const u32*, u32*, LevelSizes*, int*, i64*, int);
 FOR_EACH_FORMAT(INSTANTIATE)

@@ -1,6 +1,7 @@
 // Gunrock's advance as device templates over any format, at three granularities (Merrill's
-// thread-warp-CTA, MPLG's thread, warp and block decoders): a lane decodes a short list alone, a
-// warp decodes a longer one cooperatively, and hubs are spread over every warp.
+// thread-warp-CTA, MPLG's thread, warp and block decoders): a warp decodes a list cooperatively,
+// hubs are spread over every warp, and in a pull a lane scans a short list (or the first in-edges
+// of a longer one) alone.
 //
 // A format supplies
 //   template <bool Stop, class Visit> static bool for_each(g, c, v, lo, hi, visit)
@@ -9,10 +10,10 @@
 //     true after the first round in which a visit returned true;
 //   template <bool Stop, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
 //     the same, decoded by one lane alone (with Stop, it returns at the first true);
-// and the traits lane_edges (lists up to this long go to one lane), random_access (any [lo, hi)
-// inside a sub-list decodes alone), split_hubs (hubs are cut into pieces; needs random_access)
-// and peek_edges (pull lanes test this many in-edges each through get(g, c, j) before the warp
-// takes over; needs random_access). An algorithm supplies functors and three-line kernels.
+// and the traits lane_edges (a pull lane scans lists up to this long alone), random_access (any
+// [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces; needs
+// random_access) and peek_edges (a pull lane scans this many in-edges of a longer list before
+// the warp takes over; needs random_access). An algorithm supplies functors and short kernels.
 #pragma once
 #include "common.cuh"
 
@@ -20,8 +21,8 @@
 struct LevelSizes {
     u64 frontier;  // vertices in the level's frontier
     u64 edges;     // their out-edges (for the direction switch)
-    u64 deferred;  // frontier vertices left to advance_push_deferred, a warp each
-    u64 hubs;      // frontier vertices left to advance_push_deferred, pieces over every warp
+    u64 hubs;      // frontier vertices left to advance_push_hubs
+    u64 spare;
 };
 
 // With split_hubs, vertices with more out-edges than this are cut into pieces of PIECE_EDGES.
@@ -71,47 +72,42 @@ struct Claim {  // visit(v, u), and a place in the next frontier for each u it c
     __device__ void done() { warp_add(&next->edges, edges); }
 };
 
-// Push, first kernel. When the frontier outnumbers the grid's lanes, each lane takes a frontier
-// vertex and decodes a short list alone (a lane's visits follow one another, so this pays only
-// when every lane has a vertex); longer lists are queued in `deferred`, hubs (with split_hubs) in
-// `hubs`, for advance_push_deferred. On a smaller frontier every list is deferred to a warp.
-// visit(v, u) -> bool claims u; claimed vertices are appended to `out` and counted, with their
-// out-edges, in `next`.
+// Push, first kernel: a warp per frontier vertex; hubs (with split_hubs) are queued in `hubs`
+// for advance_push_hubs. (A lane per short list loses here: a lane's visits follow one another,
+// each a dependent load and atomic, where a warp issues 32 at once; measured on cnr-2000 and on
+// kron23's large push levels.) visit(v, u) -> bool claims u; claimed vertices are appended to
+// `out` and counted, with their out-edges, in `next`.
 template <class Format, class Visit>
-__device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* sizes, u32* deferred, u32* hubs, u32* out, LevelSizes* next, Visit visit) {
+__device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* sizes, u32* hubs, u32* out, LevelSizes* next, Visit visit) {
     Claim<Visit> claim{g, visit, out, next};
-    i64 n = i64(sizes->frontier);
-    bool lanes = n >= warp_count() * 32;
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += warp_count() * 32) {
+    for (i64 i = global_warp(); i < i64(sizes->frontier); i += warp_count()) {
         u32 v = frontier[i];
         i64 lo = g.indptr[v], hi = g.indptr[v + 1];
-        if (lo == hi) {
-        } else if (lanes && lane_sized<Format>(g, lo, hi)) {
-            for_each_edge_lane<Format, false>(g, v, lo, hi, [&](u32 u) { return claim(v, u); });
-        } else if (Format::split_hubs && hi - lo > HUB_EDGES) {
-            append(hubs, &sizes->hubs, v);
+        if (Format::split_hubs && hi - lo > HUB_EDGES) {
+            if (lane_id() == 0) hubs[atomicAdd(&sizes->hubs, u64(1))] = v;
         } else {
-            append(deferred, &sizes->deferred, v);
+            for_each_edge<Format, false>(g, v, lo, hi, [&](u32 u) { return claim(v, u); });
         }
     }
     claim.done();
 }
 
-// Push, second kernel: a warp per deferred vertex, then every warp walks the hub list and takes
-// every warp_count()-th piece of each hub, starting at a different warp per hub.
+// Push, second kernel: the hubs' pieces, dealt round-robin over every warp in hub order (each
+// warp walks the hub list and counts the pieces dealt before each hub, so each hub continues
+// where the last one stopped).
 template <class Format, class Visit>
-__device__ void advance_push_deferred(const Graph& g, const u32* deferred, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
+__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
     Claim<Visit> claim{g, visit, out, next};
-    for (i64 i = global_warp(); i < i64(sizes->deferred); i += warp_count()) {
-        u32 v = deferred[i];
-        for_each_edge<Format, false>(g, v, g.indptr[v], g.indptr[v + 1], [&](u32 u) { return claim(v, u); });
-    }
+    const i64 warps = warp_count(), me = global_warp();
+    i64 dealt = 0;  // pieces of the hubs before this one
     for (u64 h = 0; h < sizes->hubs; h++) {
         u32 v = hubs[h];
-        i64 lo = g.indptr[v], hi = g.indptr[v + 1];
-        i64 first = (global_warp() + warp_count() - i64(h % u64(warp_count()))) % warp_count();
-        for (i64 a = lo + first * PIECE_EDGES; a < hi; a += warp_count() * PIECE_EDGES)
+        i64 lo = g.indptr[v], hi = g.indptr[v + 1], pieces = (hi - lo + PIECE_EDGES - 1) / PIECE_EDGES;
+        for (i64 p = ((me - dealt) % warps + warps) % warps; p < pieces; p += warps) {
+            i64 a = lo + p * PIECE_EDGES;
             for_each_edge<Format, false>(g, v, a, min(hi, a + PIECE_EDGES), [&](u32 u) { return claim(v, u); });
+        }
+        dealt += pieces;
     }
     claim.done();
 }

@@ -23,6 +23,7 @@ SOURCES = Path(__file__).resolve().parent
 DECODERS = {
     "csr": {"balanced": "Csr", "warp": "CsrWarp"},
     "log": {"thread-warp-block": "Log", "warp": "LogWarp"},
+    "ef": {"parallel": "Ef", "serial": "EfSerial"},
     "cgr": {"warp-centric": "Cgr", "thread-centric": "CgrThread", "one-lane-residuals": "CgrOneLane"},
 }
 
