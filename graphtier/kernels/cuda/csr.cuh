@@ -1,37 +1,11 @@
 // csr: the payload is the chunk's destination ids, one 32-bit word each.
 #pragma once
-#include "common.cuh"
+#include "random_access.cuh"
 
-// Balanced: MPLG's thread, warp and block granularities (a lane per short list, a warp per longer
-// one, many warps per hub; pull lanes peek at in-edges first); without it, a warp per list.
 template <bool Balanced = true>
-struct CsrT {
-    static constexpr bool random_access = true;  // get(), and any [lo, hi) of for_each
-    static constexpr bool split_hubs = Balanced;
-    static constexpr i64 peek_edges = Balanced ? 4 : 0;
-    static constexpr i64 lane_edges = Balanced ? 32 : 0;
-
+struct CsrT : RandomAccess<CsrT<Balanced>, Balanced> {
     // The id at chunk-local position j of chunk c.
     __device__ static u32 get(const Graph& g, i64 c, i64 j) { return g.payload(c)[j]; }
-
-    // Calls visit(u) for the ids at chunk-local positions [lo, hi) of chunk c (one sub-list),
-    // 32 at a time across the warp. With Stop, returns true at the first round in which any
-    // lane's visit returned true. All 32 lanes call it with the same arguments.
-    template <bool Stop, class Visit>
-    __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        for (i64 j = lo + lane_id(); j - lane_id() < hi; j += 32) {
-            bool hit = j < hi && visit(get(g, c, j));
-            if (Stop && __any_sync(FULL_MASK, hit)) return true;
-        }
-        return false;
-    }
-
-    template <bool Stop, class Visit>
-    __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        for (i64 j = lo; j < hi; j++)
-            if (visit(get(g, c, j)) && Stop) return true;
-        return false;
-    }
 };
 using Csr = CsrT<>;
 using CsrWarp = CsrT<false>;

@@ -1,0 +1,33 @@
+// The walks and traits of formats whose ids can be read one at a time, Format::get(g, c, j)
+// (csr, log): a format derives from RandomAccess<itself, Balanced> and supplies get.
+#pragma once
+#include "common.cuh"
+
+// Balanced: MPLG's thread, warp and block granularities (hubs spread over many warps, pull lanes
+// scanning short lists and peeking at longer ones alone); without it, a warp per list.
+template <class Format, bool Balanced>
+struct RandomAccess {
+    static constexpr bool random_access = true;  // get(), and any [lo, hi) of for_each
+    static constexpr bool split_hubs = Balanced;
+    static constexpr i64 peek_edges = Balanced ? 4 : 0;
+    static constexpr i64 lane_edges = Balanced ? 32 : 0;
+
+    // Calls visit(u) for the ids at chunk-local positions [lo, hi) of chunk c (one sub-list),
+    // 32 at a time across the warp. With Stop, returns true at the first round in which any
+    // lane's visit returned true. All 32 lanes call it with the same arguments.
+    template <bool Stop, class Visit>
+    __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
+        for (i64 j = lo + lane_id(); j - lane_id() < hi; j += 32) {
+            bool hit = j < hi && visit(Format::get(g, c, j));
+            if (Stop && __any_sync(FULL_MASK, hit)) return true;
+        }
+        return false;
+    }
+
+    template <bool Stop, class Visit>
+    __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
+        for (i64 j = lo; j < hi; j++)
+            if (visit(Format::get(g, c, j)) && Stop) return true;
+        return false;
+    }
+};
