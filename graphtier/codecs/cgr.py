@@ -32,6 +32,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
+from .bits import bit_length
 from .header import ChunkHeader, pad8
 
 # The local index: a 16-byte parameter block, one anchor (absolute bit offset, 4 or 8 bytes) per
@@ -247,11 +248,6 @@ def read_zeta(words, base, end, p, buf, nb, k):
 
 
 @njit(cache=True, inline="always")
-def _bitlen(n):
-    return 64 - np.int64(leading_zeros(n))
-
-
-@njit(cache=True, inline="always")
 def _put32(words, p, v, width):
     """OR the low ``width`` (1..32) bits of ``v`` in at bit ``p``."""
     x = (v & ((_U1 << np.uint64(width)) - _U1)) << np.uint64(64 - width - (p & 31))
@@ -276,14 +272,14 @@ def _put(words, p, v, width):
 def gamma_bits(x):
     if x == U64_MAX:
         return _GAMMA_MAX_BITS
-    return 2 * _bitlen(x + _U1) - 1
+    return 2 * bit_length(x + _U1) - 1
 
 
 @njit(cache=True)
 def zeta_bits(x, k):
     if k == 1:
         return gamma_bits(x)
-    ln = 64 if x == U64_MAX else _bitlen(x + _U1) - 1
+    ln = 64 if x == U64_MAX else bit_length(x + _U1) - 1
     return (ln // k + 1) * (k + 1)
 
 
@@ -292,7 +288,7 @@ def _put_gamma(words, p, x):
     if x == U64_MAX:
         return _put(words, p + 64, _U1, 1) + 64
     n = x + _U1
-    ln = _bitlen(n) - 1
+    ln = bit_length(n) - 1
     return _put(words, p + ln, n, ln + 1)
 
 
@@ -300,7 +296,7 @@ def _put_gamma(words, p, x):
 def _put_zeta(words, p, x, k):
     if k == 1:
         return _put_gamma(words, p, x)
-    ln = 64 if x == U64_MAX else _bitlen(x + _U1) - 1
+    ln = 64 if x == U64_MAX else bit_length(x + _U1) - 1
     h = ln // k
     width = (h + 1) * k
     p = _put(words, p + h, _U1, 1)

@@ -30,10 +30,12 @@ import sys
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
+from .bits import bit_length
 from .header import ChunkHeader, pad8
 
 if sys.byteorder != "little":  # load8 reads the bytes as a native uint64
@@ -73,36 +75,6 @@ ERRORS = {
     E_WIDTHS: "local index field widths are not the chunk's own",
     E_ENDS: "the first or last local source has no edges",
 }
-
-
-@intrinsic
-def _clz64(typingctx, x):
-    """Leading zeros of a uint64 (64 for 0): LLVM's ctlz."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(x), codegen
-
-
-@intrinsic
-def _ctz64(typingctx, x):
-    """Trailing zeros of a uint64 (64 for 0): LLVM's cttz."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(x), codegen
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def bit_length(x) -> int:
-    """Bits needed for the unsigned value ``x`` (0 for 0)."""
-    return 64 - np.int64(_clz64(np.uint64(x)))
 
 
 @intrinsic
@@ -288,7 +260,7 @@ def _ef_decoder(check: bool, bounded: bool, push: bool):
                 if check and end - k < 8:
                     w &= (np.uint64(1) << np.uint64(8 * (end - k))) - np.uint64(1)
                 hbase += 64
-            h = hbase + np.int64(_ctz64(w))  # select1(i) - i = x_i >> l
+            h = hbase + np.int64(trailing_zeros(w))  # select1(i) - i = x_i >> l
             w &= w - np.uint64(1)
             hbase -= 1
             # l <= 56 is known when the chunk is valid and ids are at most 57 bits wide (l is at
