@@ -68,21 +68,21 @@ CGR_HD u64 cgr_bit_offset(const u32* index, u32 anchor_words, u32 w, const u32* 
     return anchor + (w < 64 ? x & ((u64(1) << w) - 1) : x);
 }
 
-// Bits [start, end) of the payload are local source `local`'s sub-list (of n_local sources).
-CGR_HD void cgr_index_bits(const u32* index, u64 n_local, u64 local, u64& start, u64& end) {
+// The payload bit where local source `local`'s sub-list starts (of n_local sources). Its end is
+// not needed: the decoder knows the list's length and every segment's extent.
+CGR_HD u64 cgr_index_start(const u32* index, u64 n_local, u64 local) {
     u32 anchor_words = (index[0] >> 24) / 4;
     u32 w = index[2] & 0xFF;
     const u32* fields = index + 4 + anchor_words * ((n_local + 32) >> 5);  // after ceil((n_local + 1) / 32) anchors
-    start = cgr_bit_offset(index, anchor_words, w, fields, local);
-    end = cgr_bit_offset(index, anchor_words, w, fields, local + 1);
+    return cgr_bit_offset(index, anchor_words, w, fields, local);
 }
 
 // The same for chunk c of a resident graph; n_local comes from the header's last_src (bytes 24..31
 // of the 40-byte header; the parameter words 0..2 are inside the index's 16-byte block).
-__device__ __forceinline__ void cgr_sublist_bits(const Graph& g, i64 c, i64 local, u64& start, u64& end) {
+__device__ __forceinline__ u64 cgr_sublist_start(const Graph& g, i64 c, i64 local) {
     const u32* header = g.words + g.at(c, CHUNK_START) / 4;
     u64 n_local = (u64(header[7]) << 32 | header[6]) - u64(g.at(c, FIRST_SRC)) + 1;
-    cgr_index_bits(g.index(c), n_local, u64(local), start, end);
+    return cgr_index_start(g.index(c), n_local, u64(local));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,15 +341,13 @@ struct CgrT {
     // bits are found in the index and hi - lo is not needed.
     template <bool Stop, class Visit>
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        u64 start, end;
-        cgr_sublist_bits(g, c, v - g.at(c, FIRST_SRC), start, end);
+        u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
         return cgr_walk<CgrDeviceWarp, Stop, WarpCentric, SegmentLanes>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
     }
 
     template <bool Stop, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        u64 start, end;
-        cgr_sublist_bits(g, c, v - g.at(c, FIRST_SRC), start, end);
+        u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
         return cgr_serial<Stop>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
     }
 };
