@@ -55,7 +55,7 @@ def run(name: str, graphs: dict[str, gt.Graph], sources: list[int], repeat: int)
                 elif not np.array_equal(reference[s], r.distances):
                     raise AssertionError(f"{name} {fmt} {decoder} {direction}: distances from {s} differ from csr's")
             ms = float(np.median(seconds)) * 1e3
-            levels = ", ".join(f"{lvl['direction']} {lvl['frontier']}: {lvl['seconds'] * 1e6:.0f}" for lvl in r.stats["per_level"])
+            levels = ", ".join(f"{lvl['direction']} {lvl['frontier']}: {lvl['seconds'] * 1e6:.0f}" for lvl in r.stats["iterations"])
             print(f"  {name} {fmt} {decoder} {direction}, last run's levels (frontier: host us): {levels}")
             rows.append(
                 {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -20,6 +21,7 @@ import graphtier as gt
 from .codecs import FORMATS
 from .errors import CorruptChunkError, DeviceError, InputError, StoreError
 from .partition.order import ORDERS
+from .tiering.budget import parse_size
 
 EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED = 3, 4, 130
 
@@ -111,19 +113,68 @@ def cmd_info(args) -> None:
     print("\n".join(lines))
 
 
+def _size(text: str) -> str:
+    """An argparse type: checks a memory size and passes it on as given."""
+    try:
+        parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _write_json(path: str, payload) -> None:
+    """Write JSON atomically: a temporary file beside ``path``, then a rename over it."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it private; give it an ordinary file's mode
+        with os.fdopen(fd, "w") as f:
+            json.dump(payload, f, indent=2, default=_jsonable)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _stats_table(s: dict) -> str:
+    """One row per BFS iteration (hits and misses as device/host), then the totals."""
+    mb = lambda x: f"{x / 1e6:.2f}"
+    row = "{:>5} {:>4} {:>10} {:>6} {:>11} {:>11} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8}"
+    lines = [row.format("level", "dir", "frontier", "rounds", "hits d/h", "misses d/h", "zc", "MB read", "MB h2d", "MB zc", "xfer ms", "comp ms")]
+    for level, it in enumerate(s["iterations"]):
+        hits, misses = f"{it['device_hits']}/{it['host_hits']}", f"{it['device_misses']}/{it['host_misses']}"
+        moved = (mb(it[k]) for k in ("bytes_store_read", "bytes_host_to_device", "bytes_zero_copy"))
+        ms = (f"{it[k] * 1e3:.1f}" for k in ("transfer_seconds", "compute_seconds"))
+        lines.append(row.format(level, it["direction"], f"{it['frontier']:,}", it["rounds"], hits, misses, it["zero_copy_chunks"], *moved, *ms))
+    lines.append(
+        f"total: {s['rounds']} rounds, hits {s['device_hits']}/{s['host_hits']}, misses {s['device_misses']}/{s['host_misses']}, "
+        f"{s['zero_copy_chunks']} zero-copy chunks; MB read {mb(s['bytes_store_read'])}, h2d {mb(s['bytes_host_to_device'])}, "
+        f"zero-copy {mb(s['bytes_zero_copy'])}; peak MB device {mb(s['device_peak_bytes'])} of {mb(s['device_memory'])}, "
+        f"host {mb(s['host_peak_bytes'])} of {mb(s['host_memory'])}"
+    )
+    return "\n".join(lines)
+
+
 def cmd_bfs(args) -> None:
     g = gt.open(args.store)
-    r = gt.bfs(g, args.source, device=args.device, direction=args.direction)
+    budgets = {"device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy}
+    r = gt.bfs(g, args.source, device=args.device, direction=args.direction, **budgets)
     if args.out:
         np.save(args.out, r.distances)
     s = r.stats
+    if args.stats_json:
+        _write_json(args.stats_json, s)
     summary = {k: s[k] for k in ("device", "format", "seconds", "levels", "reached", "edges_traversed", "teps")}
     _emit(
         args,
-        {"source": args.source, **summary, "per_level": s["per_level"], "distances": args.out},
+        {"source": args.source, **summary, "iterations": s["iterations"], "distances": args.out},
         f"BFS from {args.source}: reached {s['reached']:,} of {g.n_vertices:,} vertices in {s['levels']} levels, "
         f"{s['seconds'] * 1e3:.1f} ms ({s['teps'] / 1e6:.0f} M edges/s)" + (f"; distances in {args.out}" if args.out else ""),
     )
+    if args.stats and not args.json:
+        print(_stats_table(s))
 
 
 def cmd_demo(args) -> None:
@@ -214,6 +265,11 @@ def _parser() -> argparse.ArgumentParser:
     bfs.add_argument("--out", help="save distances (int32, -1 unreachable) to this .npy file")
     bfs.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     bfs.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
+    bfs.add_argument("--device-memory", type=_size, metavar="SIZE", default=None, help="device budget, e.g. 4GiB (default: free GPU memory, or on the CPU RAM, less a margin)")
+    bfs.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB (default: RAM less a margin)")
+    bfs.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
+    bfs.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
+    bfs.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)

@@ -61,7 +61,7 @@ def test_generated_graphs(tmp_path, kind, reverse, fmt):
     np.testing.assert_array_equal(r.distances, oracle_distances(ref, source))
     gt.validate_bfs_tree(ref.indptr, ref.indices, source, r.distances, r.parents)
     if kind != "grid":
-        assert "pull" in {lvl["direction"] for lvl in r.stats["per_level"]}
+        assert "pull" in {lvl["direction"] for lvl in r.stats["iterations"]}
     np.testing.assert_array_equal(gt.bfs(g, source, direction="push").distances, r.distances)
 
 

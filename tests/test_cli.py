@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,6 +37,7 @@ def test_generate_convert_info_bfs(tmp_path, capsys):
     code, out, _ = run(capsys, "bfs", store, "--source", source, "--out", dist, "--json")
     result = json.loads(out)
     assert code == 0 and result["reached"] == int((np.load(dist) >= 0).sum())
+    assert len(result["iterations"]) == result["levels"] and "per_level" not in result
 
 
 def test_exit_codes(tmp_path, capsys):
@@ -75,3 +78,63 @@ def test_bfs_on_cuda_without_a_gpu_exits_2(tmp_path, monkeypatch, capsys):
     gt.build(np.array([[0, 1]]), tmp_path / "g.gt")
     assert main(["bfs", str(tmp_path / "g.gt"), "--source", "0", "--device", "cuda"]) == 2
     assert "device='cuda' but cupy is not installed" in capsys.readouterr().err
+
+
+# Budgets under which the tiering scheduler streams a kron12 store of 13 chunks of 4096 edges:
+# the vertex state and a few chunks fit the "device", a few more the host.
+BUDGETS = ("--device", "cpu", "--device-memory", "400kB", "--host-memory", "100kB")
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory) -> tuple[Path, int]:
+    """A small store that does not fit BUDGETS, and its best-connected vertex."""
+    edges = gt.generators.kronecker(12, edge_factor=8, seed=1)
+    store = tmp_path_factory.mktemp("cli") / "k12.gt"
+    g = gt.build(edges, store, symmetrize=True, drop_self_loops=True, chunk_edges=4096, progress=False)
+    return store, int(np.argmax(np.diff(g.indptr())))
+
+
+def test_bfs_stats_table_under_budgets(streamed, capsys):
+    store, source = streamed
+    code, out, _ = run(capsys, "bfs", store, "--source", source, *BUDGETS, "--stats")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith(f"BFS from {source}") and "frontier" in lines[1] and "MB h2d" in lines[1]
+    levels = int(lines[0].split(" levels")[0].rsplit(" ", 1)[1])
+    assert len(lines) == 1 + 1 + levels + 1 and lines[-1].startswith("total:") and "of 0.40" in lines[-1]
+
+
+def test_bfs_stats_json(streamed, tmp_path, capsys):
+    store, source = streamed
+    path = tmp_path / "stats.json"
+    code, out, _ = run(capsys, "bfs", store, "--source", source, *BUDGETS, "--stats-json", path, "--json")
+    stats = json.loads(path.read_text())
+    assert code == 0 and json.loads(out)["iterations"] == stats["iterations"]
+    keys = {"bytes_store_read", "bytes_host_to_device", "bytes_zero_copy", "device_peak_bytes", "host_peak_bytes", "iterations"}
+    assert keys <= set(stats) and stats["device_memory"] == 400_000 and stats["host_memory"] == 100_000
+    assert stats["device_misses"] + stats["host_misses"] > 0 and stats["rounds"] > stats["levels"]  # it streamed
+    assert 0 < stats["device_peak_bytes"] <= 400_000 and 0 < stats["host_peak_bytes"] <= 100_000
+    assert [p.name for p in tmp_path.iterdir()] == ["stats.json"]  # no temporary file left
+
+
+def test_bfs_bad_memory_size_exits_2(streamed, capsys):
+    store, source = streamed
+    with pytest.raises(SystemExit) as e:
+        main(["bfs", str(store), "--source", str(source), "--device-memory", "lots"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--device-memory" in err and "'lots'" in err
+
+
+def test_plot_timeline(streamed, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    store, source = streamed
+    stats = tmp_path / "stats.json"
+    assert run(capsys, "bfs", store, "--source", source, *BUDGETS, "--stats-json", stats)[0] == 0
+    wrapped = tmp_path / "results.json"  # the benchmarks' layout: a list of results holding "stats"
+    wrapped.write_text(json.dumps([{"stats": json.loads(stats.read_text())}]))
+    spec = importlib.util.spec_from_file_location("plot_timeline", Path(__file__).parents[1] / "benchmarks" / "plot_timeline.py")
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    for src in (stats, wrapped):
+        png = tmp_path / f"{src.stem}.png"
+        plot.main([str(src), "-o", str(png)])
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000

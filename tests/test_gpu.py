@@ -65,10 +65,46 @@ def test_generated(generated, fmt):
     source = int(np.argmax(np.diff(indptr)))
     r = assert_same_bfs(g, source, indptr, indices)
     if name != "grid":  # a grid's frontier never grows enough to pull
-        assert "pull" in {lvl["direction"] for lvl in r.stats["per_level"]}
+        assert "pull" in {lvl["direction"] for lvl in r.stats["iterations"]}
     assert_same_bfs(g, source, indptr, indices, direction="push")
 
 
 def test_unknown_decoder(cnr):
     with pytest.raises(ValueError, match="GPU decoders of 'csr'"):
         gt.bfs(cnr["csr"], 0, device="cuda", decoder="magic")
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory):
+    """kron16 in chunks of 8,192 edges: about 120 chunks, so budgets of a few chunks exist."""
+    d = tmp_path_factory.mktemp("streamed")
+    csr = gt.build(gt.generators.kronecker(16, seed=2), d / "csr.gt", symmetrize=True, drop_self_loops=True, chunk_edges=1 << 13)
+    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+
+
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+@pytest.mark.parametrize("share, zero_copy", [(0.01, "never"), (0.25, "auto"), (0.5, "never"), (1.5, "never"), (0.0, "always")])
+def test_out_of_core(streamed, fmt, share, zero_copy):
+    """Chunks streamed through pinned host memory (copied, or read in place) under budgets from
+    one or two chunk slots to everything: the same distances as the resident run and the CPU."""
+    g = streamed[fmt]
+    source = int(np.argmax(np.diff(g.indptr())))
+    resident = gt.bfs(g, source, device="cuda")
+    state = g.workspace().nbytes
+    slot = max(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks)))
+    tables = g.indptr().nbytes + 200 * g.chunks().n_chunks
+    budget = dict(device_memory=state + tables + max(2 * slot, int(share * g.resident_size())), host_memory="1GiB", zero_copy=zero_copy)
+    for query in range(2):  # the second query starts from what the first left in the device cache
+        r = gt.bfs(g, source, device="cuda", **budget)
+        np.testing.assert_array_equal(r.distances, resident.distances)
+        gt.validate_bfs_tree(*g_csr(g), source, r.distances, r.parents)
+        assert r.stats["device_peak_bytes"] <= r.stats["device_memory"]
+        moved = r.stats["bytes_host_to_device"] + r.stats["bytes_zero_copy"]
+        assert moved > 0 if query == 0 or share < 1 else moved == 0  # all on the device: the scheduler steps aside
+    g.evict_device()
+    again = gt.bfs(g, source, device="cuda", **budget)
+    assert again.stats["bytes_host_to_device"] + again.stats["bytes_zero_copy"] > 0
+
+
+def g_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:
+    return g.indptr(), g.edges()[:, 1]

@@ -9,14 +9,17 @@ are below; the GPU's are in ``kernels/cuda/bfs.cu``, applied by the same operato
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 from numba import njit
 
+from ..errors import DeviceError
 from ..kernels.cpu import operators as ops
 from ..kernels.cpu.formats import NEIGHBORS
 from ..kernels.cuda.runtime import DECODERS
 from .backend import resolve_device
+from .budgets import Budgets
 from .graph import Graph
 from .results import BFSResult
 
@@ -25,6 +28,8 @@ KERNELS = ("bfs_push", "bfs_push_hubs", "bfs_pull")  # the kernel templates of k
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 HUB_EDGES = 2048  # as operators.cuh: a hub queue of E / HUB_EDGES + 1 entries always suffices
 BATCH = 8  # levels launched per readback of frontier sizes when no direction decision needs them
+PULL_READS = 32  # in-edges a pull is expected to read per vertex (as operators.cuh), for the demand
+EVERY_EDGE = 1 << 62  # a push reads every out-edge of the frontier
 
 
 @njit
@@ -84,7 +89,17 @@ class Direction:
         return not self.pulling and (self.settled or not self.optimize)
 
 
-def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "auto", decoder: str | None = None) -> BFSResult:
+def bfs(
+    graph: Graph,
+    source: int,
+    *,
+    device: str = "auto",
+    direction: str = "auto",
+    decoder: str | None = None,
+    device_memory: int | str | None = None,
+    host_memory: int | str | None = None,
+    zero_copy: str = "auto",
+) -> BFSResult:
     """Distances and BFS-tree parents from ``source`` (an id as the input gave it).
 
     ``device``: "cpu", "cuda" or "auto" (the GPU when cupy finds one). ``direction``: "push",
@@ -93,6 +108,11 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
     graph itself when symmetric, else the reverse graph, which must then be stored.
     ``decoder``: on the GPU, one of the format's decoders in ``kernels.cuda.runtime.DECODERS``
     (the default is the fastest; the others switch one technique off, for measurements).
+    ``device_memory``, ``host_memory``: budgets ("1GiB", bytes), by default what the machine has
+    less a margin. The vertex state takes its share of ``device_memory`` first; when the graph
+    does not fit what is left, the tiering scheduler streams its chunks through pinned host
+    memory (on the CPU backend, a simulated device of that size). ``zero_copy``: "auto" (the
+    cost model), "always" (kernels read every chunk in place from host memory) or "never".
     """
     backend = resolve_device(device)
     if decoder is not None and backend != "cuda":
@@ -105,11 +125,10 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
     optimize = direction == "auto" and not graph.directed
     policy = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
     pulls = direction == "pull" or optimize
-    if backend == "cuda":
-        dist, parent, stats = _cuda_levels(graph, s, policy, pulls, decoder)
-    else:
-        dist, parent, stats = _cpu_levels(graph, s, policy, pulls)
-    stats = {"device": backend, "format": graph.format, **stats, "levels": len(stats["per_level"])}
+    budgets = Budgets.of(backend, device_memory, host_memory, zero_copy)
+    levels = _cuda_levels if backend == "cuda" else _cpu_levels
+    dist, parent, stats = levels(graph, s, policy, pulls, budgets, decoder)
+    stats = {"device": backend, "format": graph.format, **stats, "levels": len(stats["iterations"])}
     if backend == "cuda":
         stats["decoder"] = decoder or next(iter(DECODERS[graph.format]))
     stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
@@ -122,23 +141,23 @@ def bfs(graph: Graph, source: int, *, device: str = "auto", direction: str = "au
     )
 
 
-def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[np.ndarray, np.ndarray, dict]:
-    fwd = graph.resident()
-    rev = graph.resident(reverse=graph.directed) if pulls else None
-    neighbors, word = NEIGHBORS[graph.format]
-    scratch = ops.scratch_for(graph.chunk_edges, graph.id_dtype)
+def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: Budgets, decoder: None) -> tuple[np.ndarray, np.ndarray, dict]:
     n = graph.n_vertices
-
-    t0 = time.perf_counter()
     dist = np.full(n, -1, np.int32)
     parent = np.full(n, -1, np.int64)
-    dist[s], parent[s] = 0, s
     queue = np.empty(n, np.int64)
-    queue[0] = s
-    a, b = 0, 1
     in_frontier = np.zeros(n if pulls else 0, np.bool_)
     all_vertices = np.arange(n if pulls else 0, dtype=np.int64)
     candidates = np.empty_like(all_vertices)
+    scratch = ops.scratch_for(graph.chunk_edges, graph.id_dtype)
+    state = (dist, parent, queue, in_frontier, all_vertices, candidates, scratch)
+    fwd, rev = budgets.sources(graph, pulls, sum(a.nbytes for a in state))
+    neighbors, word = NEIGHBORS[graph.format]
+
+    t0 = time.perf_counter()
+    dist[s], parent[s] = 0, s
+    queue[0] = s
+    a, b = 0, 1
     levels = []
     while a < b:
         started = time.perf_counter()
@@ -148,48 +167,65 @@ def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool) -> tuple[n
         if pulling:
             in_frontier[frontier] = True
             todo = candidates[: ops.filter(all_vertices, unvisited, (dist,), candidates)]
-            done = np.zeros(len(todo), np.bool_)
-            ops.advance_pull(todo, rev.indptr, rev.words(word), rev.table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
-            found = todo[done]
-            queue[b : b + len(found)] = found
+            n_next = 0
+            for table in rev.rounds(partial(_cpu_demand, rev, todo, PULL_READS)):
+                done = np.zeros(len(todo), np.bool_)
+                ops.advance_pull(todo, rev.indptr, rev.words(word), table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
+                found = todo[done]
+                queue[b + n_next : b + n_next + len(found)] = found
+                n_next += len(found)
+                todo = todo[~done]
             in_frontier[frontier] = False
-            n_next = len(found)
         else:
-            n_next = ops.advance(frontier, fwd.indptr, fwd.words(word), fwd.table, fwd.chunk_edges, neighbors, visit, (dist, parent, in_frontier), queue[b:], scratch)
+            n_next = 0
+            for table in fwd.rounds(partial(_cpu_demand, fwd, frontier, EVERY_EDGE)):
+                n_next += ops.advance(frontier, fwd.indptr, fwd.words(word), table, fwd.chunk_edges, neighbors, visit, (dist, parent, in_frontier), queue[b + n_next :], scratch)
         levels.append({"frontier": len(frontier), "edges": edges, "direction": "pull" if pulling else "push", "seconds": time.perf_counter() - started})
         a, b = b, b + n_next
-    seconds = time.perf_counter() - t0
     stats = {
-        "seconds": seconds,
+        "seconds": time.perf_counter() - t0,
         "reached": int(b),
         "edges_traversed": int(ops.degree_sum(queue[:b], fwd.indptr)),
-        "per_level": levels,
-        "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None and rev is not fwd else 0),
+        **budgets.report(levels, fwd, rev, sum(a.nbytes for a in state)),
     }
     return dist, parent, stats
 
 
-def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: str | None) -> tuple[np.ndarray, np.ndarray, dict]:
+def _cpu_demand(source, vertices: np.ndarray, cap: int) -> np.ndarray:
+    demand = np.zeros(source.n_chunks, np.int64)
+    ops.chunk_demand(vertices, source.indptr, source.chunk_edges, cap, demand)
+    return demand
+
+
+def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: Budgets, decoder: str | None) -> tuple[np.ndarray, np.ndarray, dict]:
     """The same level loop on the GPU. Frontier sizes stay on the device: kernels read theirs
     from ``sizes`` and write the next, so levels that need no direction decision are launched
-    ``BATCH`` at a time, and the host reads the sizes back once per batch (32 bytes a level).
-    Vertex state lives in buffers kept with the device graph, set by one init kernel."""
+    ``BATCH`` at a time when the graph is resident, and the host reads the sizes back once per
+    batch (32 bytes a level). Vertex state lives in a workspace kept with the graph, set by one
+    init kernel. Out of core, each level's operator runs once per round of the scheduler."""
     import cupy
 
     from ..kernels.cuda.runtime import function
 
-    fwd = graph.on_device()
-    rev = graph.on_device(reverse=graph.directed) if pulls else None
+    if graph.id_dtype != np.uint32:
+        raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {graph.id_dtype} ids")
     kernel = {k: function("bfs.cu", KERNELS, k, graph.format, decoder) for k in KERNELS}
-    init, to_bitmap = (function("bfs.cu", KERNELS, k) for k in ("bfs_init", "queue_to_bitmap"))
+    init, to_bitmap, push_demand, pull_demand = (function("bfs.cu", KERNELS, k) for k in ("bfs_init", "queue_to_bitmap", "push_demand", "bfs_pull_demand"))
     n = graph.n_vertices
+    work = graph.workspace()
+    dist, parent = work.buffer("dist", n, cupy.int32)[:n], work.buffer("parent", n, cupy.int64)[:n]
+    queues = work.buffer("queues", (2, n), cupy.uint32)[:2]
+    bitmap = work.buffer("bitmap", (n + 31) // 32, cupy.uint32)
+    hubs = work.buffer("hubs", graph.n_edges // HUB_EDGES + 1, cupy.uint32)
+    device_sizes = work.buffer("sizes", (64, 4), cupy.uint64)
+    fwd, rev = budgets.sources(graph, pulls, work.nbytes)
     grid, block = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,), (BLOCK,)
-    dist, parent = fwd.buffer("dist", n, cupy.int32)[:n], fwd.buffer("parent", n, cupy.int64)[:n]
-    queues = fwd.buffer("queues", (2, n), cupy.uint32)[:2]
-    bitmap = fwd.buffer("bitmap", (n + 31) // 32, cupy.uint32)
-    hubs = fwd.buffer("hubs", graph.n_edges // HUB_EDGES + 1, cupy.uint32)
-    device_sizes = fwd.buffer("sizes", (64, 4), cupy.uint64)
     source_edges = np.uint64(graph.indptr()[s + 1] - graph.indptr()[s])
+
+    def demand(source, kernel, args):
+        need = cupy.zeros(source.n_chunks, cupy.uint64)
+        kernel(grid, block, (source.indptr, np.int64(source.chunk_edges), *args, need))
+        return need.get()
 
     start = cupy.cuda.Event()
     start.record()
@@ -199,9 +235,9 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
     while sizes[-1, 0]:
         first = len(sizes) - 1
         pulling = policy.next(*(int(x) for x in sizes[first, :2]))
-        batch = BATCH if policy.pushes_on else 1
+        batch = BATCH if policy.pushes_on and fwd.steps_aside else 1
         if first + batch + 1 > len(device_sizes):  # a long BFS: more level rows, kept for next time
-            grown = fwd.buffer("sizes", (2 * len(device_sizes), 4), cupy.uint64)
+            grown = work.buffer("sizes", (2 * len(device_sizes), 4), cupy.uint64)
             grown[: len(device_sizes)], grown[len(device_sizes) :] = device_sizes, 0
             device_sizes = grown
         for level in range(first, first + batch):
@@ -209,12 +245,16 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
             state = (device_sizes, dist, parent, np.int32(level))
             if pulling:
                 to_bitmap(grid, block, (queue, device_sizes[level], bitmap))
-                kernel["bfs_pull"](grid, block, (*rev.params, bitmap, next_queue, *state))
+                for table in rev.rounds(partial(demand, rev, pull_demand, (np.int64(n), dist))):
+                    kernel["bfs_pull"](grid, block, (*rev.params(table), bitmap, next_queue, *state))
                 bitmap.fill(0)
             else:
-                push = (*fwd.params, queue, hubs, next_queue, *state)
-                kernel["bfs_push"](grid, block, push)
-                kernel["bfs_push_hubs"](grid, block, push)
+                for i, table in enumerate(fwd.rounds(partial(demand, fwd, push_demand, (queue, device_sizes[level])))):
+                    if i:  # the previous round's hubs are done; this round queues them again
+                        device_sizes[level, 2] = 0
+                    push = (*fwd.params(table), queue, hubs, next_queue, *state)
+                    kernel["bfs_push"](grid, block, push)
+                    kernel["bfs_push_hubs"](grid, block, push)
             levels.append({"direction": "pull" if pulling else "push"})
             ends.append(cupy.cuda.Event())
             ends[-1].record()
@@ -228,7 +268,6 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, decoder: 
         "seconds": cupy.cuda.get_elapsed_time(start, ends[-1]) / 1e3,
         "reached": int(sizes[:, 0].sum()),
         "edges_traversed": int(degrees[dist >= 0].sum()),
-        "per_level": levels,
-        "resident_bytes": fwd.nbytes + (rev.nbytes if rev is not None and rev is not fwd else 0),
+        **budgets.report(levels, fwd, rev, work.nbytes),
     }
     return dist.get(), parent.get(), stats

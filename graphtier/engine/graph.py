@@ -11,9 +11,11 @@ import zarr
 from .. import codecs as graph_codecs
 from .. import store as schema
 from ..errors import StoreError
-from ..kernels.cuda.runtime import DeviceGraph
+from ..kernels.cuda.runtime import DeviceGraph, Workspace
+from ..codecs.header import pad8
 from ..tiering.resident import ResidentGraph, load_resident
-from ..tiering.storage import ChunkStore
+from ..tiering.scheduler import Scheduler
+from ..tiering.storage import CRC_BYTES, ChunkStore
 
 
 class Graph:
@@ -23,9 +25,9 @@ class Graph:
         self.group = group
         self.location = location
         self.attrs = dict(group.attrs)
-        self._loaded: dict[tuple[str, bool], object] = {}
+        self._loaded: dict[tuple[object, bool], object] = {}
 
-    def _once(self, what: str, reverse: bool, load):
+    def _once(self, what: object, reverse: bool, load):
         if (what, reverse) not in self._loaded:
             self._loaded[what, reverse] = load()
         return self._loaded[what, reverse]
@@ -105,6 +107,36 @@ class Graph:
     def on_device(self, reverse: bool = False) -> DeviceGraph:
         """The resident graph copied to the GPU, unchanged (the whole graph must fit there)."""
         return self._once("device", reverse, lambda: DeviceGraph.upload(self.resident(reverse)))
+
+    def workspace(self) -> Workspace:
+        """GPU arrays for the vertex state of algorithms on this graph, kept between runs."""
+        return self._once("workspace", False, Workspace)
+
+    def resident_size(self, reverse: bool = False) -> int:
+        """Bytes the whole graph takes resident: every chunk, its table row and indptr."""
+
+        def size():
+            chunks = self.chunks(reverse)
+            stored = chunks.stored_bytes(range(chunks.n_chunks))
+            return sum(pad8(s - CRC_BYTES) + 40 for s in stored) + 8 * (self.n_vertices + 1)
+
+        return self._once("resident_size", reverse, size)
+
+    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto"):
+        """What kernels traverse under these budgets: the resident graph when it fits both (the
+        scheduler steps aside), else a scheduler streaming its chunks through the tiers. Kept for
+        the next call with the same budgets, so that a device cache lasts across queries."""
+        if zero_copy == "auto" and self.resident_size(reverse) <= min(chunk_budget, host_budget):
+            return self.on_device(reverse) if backend == "cuda" else self.resident(reverse)
+        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy)
+        return self._once(key, reverse, lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy))
+
+    def evict_device(self) -> None:
+        """Forget the chunks held in device tiers (host tiers keep theirs): the next query starts
+        with a cold device cache, as a first query on a graph in pinned host memory would."""
+        for (what, _), source in self._loaded.items():
+            if isinstance(what, tuple) and what[0] == "scheduler":
+                source.evict_device()
 
     def edges(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Decoded (src, dst) rows: for users and tests; kernels never take this path."""

@@ -6,28 +6,41 @@ and its ids against the vertex count. Kernels then index without bounds checks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..codecs.header import pad8
 from ..errors import CorruptChunkError
-from .storage import ChunkStore
+from .storage import CRC_BYTES, ChunkStore
 
-# Columns of the chunk table that kernels use to find a chunk inside the arena.
-CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC = range(5)
+# Columns of the chunk table that kernels use to find a chunk: where the chunk, its index and its
+# payload start (byte offsets into the memory the kernel reads; on the GPU, addresses), its edge
+# count and first source. ABSENT in CHUNK_START: the chunk is not in memory for this round.
+CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, TABLE_COLUMNS = range(6)
+ABSENT = -1
 
 
 @dataclass
 class ResidentGraph:
     arena: np.ndarray  # uint8, every chunk 8-byte aligned
-    table: np.ndarray  # int64 (n_chunks, 5), byte offsets into ``arena``
+    table: np.ndarray  # int64 (n_chunks, TABLE_COLUMNS), byte offsets into ``arena``
     indptr: np.ndarray  # int64 (V + 1,)
     n_vertices: int
     chunk_edges: int
     format: str
     id_dtype: np.dtype
+    unreported: dict = field(default_factory=dict)  # the load, until a result reports it
+    steps_aside = True
+
+    def rounds(self, demand=None):
+        """Every chunk is here: one round, the whole table."""
+        yield self.table
+
+    def take_stats(self) -> dict:
+        moved, self.unreported = self.unreported, {}
+        return moved
 
     def words(self, dtype: np.dtype | None = None) -> np.ndarray:
         """The arena as words of ``dtype`` (default: the id width), the view a format's kernel reads."""
@@ -36,6 +49,8 @@ class ResidentGraph:
     @property
     def nbytes(self) -> int:
         return self.arena.nbytes + self.table.nbytes + self.indptr.nbytes
+
+    resident_bytes = host_bytes = nbytes
 
 
 def expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int, int, int]:
@@ -63,22 +78,26 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndar
         raise CorruptChunkError("sub-list lengths disagree with indptr", array=store.name, chunk=c)
 
 
+def validated(store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ChunkHeader:
+    """Chunk ``c``'s header, once its bytes have passed every check a kernel relies on."""
+    try:
+        h, offsets = codec.check(blob, n_vertices)
+    except CorruptChunkError as e:
+        raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
+    check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
+    return h
+
+
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ResidentGraph:
-    chunk_ids = list(range(store.n_chunks))
-    blobs = store.read(chunk_ids)
-    table = np.zeros((len(blobs), 5), np.int64)
+    blobs = store.read(range(store.n_chunks))
+    table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
     offset = 0
-    headers = []
     for c, blob in enumerate(blobs):
-        try:
-            h, offsets = codec.check(blob, n_vertices)
-        except CorruptChunkError as e:
-            raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
-        check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
+        h = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
-        headers.append(h)
         offset += pad8(len(blob))
     arena = np.zeros(offset, np.uint8)
     for c, blob in enumerate(blobs):
         arena[table[c, CHUNK_START] : table[c, CHUNK_START] + len(blob)] = blob
-    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype)
+    read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
+    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read})

@@ -17,7 +17,7 @@ from zarr.core.buffer import default_buffer_prototype
 from zarr.core.sync import sync
 
 from ..codecs import HEADER_BYTES, ChunkHeader, read_header
-from ..errors import CorruptChunkError
+from ..errors import CorruptChunkError, StoreError
 
 CRC_BYTES = 4
 
@@ -37,13 +37,13 @@ class ChunkStore:
 
     def read(self, chunk_ids: Sequence[int]) -> list[np.ndarray]:
         """The chunks' encoded bytes (crc checked and removed), fetched concurrently."""
-        raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids])
+        raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
         return [self._strip_crc(c, b) for c, b in zip(chunk_ids, raw)]
 
     def headers(self, chunk_ids: Sequence[int]) -> list[ChunkHeader]:
         """Only the headers, by byte-range reads; ``total_bytes`` is checked against the stored size."""
         req = RangeByteRequest(0, HEADER_BYTES)
-        raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype(), byte_range=req) for c in chunk_ids])
+        raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype(), byte_range=req) for c in chunk_ids], chunk_ids)
         sizes = self.stored_bytes(chunk_ids)
         out = []
         for c, b, size in zip(chunk_ids, raw, sizes):
@@ -56,13 +56,21 @@ class ChunkStore:
         return out
 
     def stored_bytes(self, chunk_ids: Sequence[int]) -> list[int]:
-        return self._gather([self._store.getsize(self.key(c)) for c in chunk_ids])
+        return self._gather([self._store.getsize(self.key(c)) for c in chunk_ids], chunk_ids)
 
-    def _gather(self, coros: list) -> list:
+    def _gather(self, coros: list, chunk_ids: Sequence[int]) -> list:
+        """The coroutines' results; a failed read raises StoreError naming its chunk."""
+
         async def run():
-            return await asyncio.gather(*coros)
+            return await asyncio.gather(*coros, return_exceptions=True)
 
-        return sync(run())
+        results = sync(run())
+        for c, r in zip(chunk_ids, results):
+            if isinstance(r, FileNotFoundError):
+                raise CorruptChunkError("chunk is missing from the store", array=self.name, chunk=c)
+            if isinstance(r, Exception):
+                raise StoreError(f"{self.name} chunk {c}: reading it failed: {r}") from r
+        return results
 
     def _present(self, c: int, buf):
         if buf is None:

@@ -3,6 +3,9 @@
 Algorithms pass small ``@njit`` functors; each operator is specialised per (format, functor) pair
 by Numba, so a new algorithm adds functors, never another copy of the traversal.
 
+Chunks whose table row is ``ABSENT`` are not in memory this round; their edges are skipped (the
+tiering scheduler presents each chunk in exactly one round of an iteration).
+
 - ``advance``: push from a frontier through out-edges; ``functor(v, u, state)`` returning True
   puts ``u`` in the output frontier. A format may register a fused visitor in ``PUSH_VISITORS``
   that applies the functor to each id as it decodes it.
@@ -19,6 +22,8 @@ import functools
 import numba
 import numpy as np
 from numba import njit, prange
+
+from ...tiering.resident import ABSENT, CHUNK_START
 
 # neighbors function -> its fused push visitor, ``visit(words, table, c, v, lo, hi, scratch,
 # functor, state, out, n_out) -> n_out``: ``functor(v, u, state)`` on each destination as it is
@@ -54,7 +59,9 @@ def advance_kernel(visit=None):
                 c = lo // chunk_edges
                 start = c * chunk_edges
                 end = min(hi, start + chunk_edges)
-                if visit is None:
+                if table[c, CHUNK_START] == ABSENT:  # not in memory this round
+                    pass
+                elif visit is None:
                     for u in neighbors(words, table, c, v, lo - start, end - start, buf):
                         if functor(v, u, state):
                             out[n_out] = u
@@ -79,10 +86,11 @@ def advance_pull(candidates, indptr, words, table, chunk_edges, neighbors, funct
             c = lo // chunk_edges
             start = c * chunk_edges
             end = min(hi, start + chunk_edges)
-            for v in neighbors(words, table, c, u, lo - start, end - start, buf):
-                if functor(u, v, state):
-                    found = True
-                    break
+            if table[c, CHUNK_START] != ABSENT:
+                for v in neighbors(words, table, c, u, lo - start, end - start, buf):
+                    if functor(u, v, state):
+                        found = True
+                        break
             lo = end
         done[i] = found
 
@@ -101,6 +109,22 @@ def filter(vertices, predicate, state, out):
 def compute(vertices, fn, state):
     for i in range(len(vertices)):
         fn(vertices[i], state)
+
+
+@njit
+def chunk_demand(vertices, indptr, chunk_edges, cap, demand):
+    """Adds to ``demand[c]`` how many edges of chunk c the lists of ``vertices`` hold, counting at
+    most ``cap`` edges of a list and at least one for every chunk it touches (as the GPU's
+    add_demand in kernels/cuda/operators.cuh)."""
+    for i in range(len(vertices)):
+        lo, hi, left = indptr[vertices[i]], indptr[vertices[i] + 1], cap
+        while lo < hi:
+            c = lo // chunk_edges
+            end = min(hi, (c + 1) * chunk_edges)
+            e = min(end - lo, left)
+            demand[c] += max(e, 1)
+            left -= e
+            lo = end
 
 
 @njit

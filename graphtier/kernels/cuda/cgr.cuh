@@ -77,10 +77,10 @@ CGR_HD u64 cgr_index_start(const u32* index, u64 n_local, u64 local) {
     return cgr_bit_offset(index, anchor_words, w, fields, local);
 }
 
-// The same for chunk c of a resident graph; n_local comes from the header's last_src (bytes 24..31
+// The same for chunk c of the graph; n_local comes from the header's last_src (bytes 24..31
 // of the 40-byte header; the parameter words 0..2 are inside the index's 16-byte block).
 __device__ __forceinline__ u64 cgr_sublist_start(const Graph& g, i64 c, i64 local) {
-    const u32* header = g.words + g.at(c, CHUNK_START) / 4;
+    const u32* header = g.chunk(c);
     u64 n_local = (u64(header[7]) << 32 | header[6]) - u64(g.at(c, FIRST_SRC)) + 1;
     return cgr_index_start(g.index(c), n_local, u64(local));
 }

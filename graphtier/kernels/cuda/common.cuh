@@ -1,8 +1,11 @@
-// The resident graph as kernels see it, and warp helpers shared by every format and operator.
+// The graph as kernels see it, and warp helpers shared by every format and operator.
 //
-// The arena holds every encoded chunk, 8-byte aligned, read as little-endian uint32 words. The
-// chunk table has one row of byte offsets per chunk (columns as tiering/resident.py), so a format
-// finds chunk c's index and payload without parsing its header. Ids are 32-bit on the GPU.
+// Encoded chunks lie 8-byte aligned, wherever the tiers put them: in a device arena, or in mapped
+// pinned host memory that kernels read in place (zero-copy). The chunk table has one row per
+// chunk (columns as tiering/resident.py) holding the addresses of the chunk, its index and its
+// payload, so a format finds them without parsing the header; a chunk that is not present in
+// this round has ABSENT there, and operators skip its edges. Ids are 32-bit on the GPU; chunks
+// are read as little-endian uint32 words.
 #pragma once
 
 typedef unsigned int u32;
@@ -12,25 +15,28 @@ typedef long long i64;
 #define FULL_MASK 0xffffffffu
 
 enum TableColumn { CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, TABLE_COLUMNS };
+constexpr i64 ABSENT = -1;  // in CHUNK_START: the chunk is not in memory for this round
 
 struct Graph {
-    const u32* words;    // the arena
-    const i64* table;    // n_chunks x TABLE_COLUMNS
-    const i64* indptr;   // V + 1 global edge offsets
+    const i64* table;   // n_chunks x TABLE_COLUMNS
+    const i64* indptr;  // V + 1 global edge offsets
     i64 chunk_edges;
     i64 n_vertices;
 
     __device__ i64 at(i64 c, int column) const { return table[c * TABLE_COLUMNS + column]; }
-    // Chunk c's payload as words; sections are 8-byte aligned, so this is exact.
-    __device__ const u32* payload(i64 c) const { return words + at(c, PAYLOAD_START) / 4; }
-    __device__ const u32* index(i64 c) const { return words + at(c, INDEX_START) / 4; }
+    __device__ bool present(i64 c) const { return at(c, CHUNK_START) != ABSENT; }
+    // Chunk c and its sections as words; every section is 8-byte aligned, so this is exact.
+    __device__ const u32* words_at(i64 c, int column) const { return reinterpret_cast<const u32*>(at(c, column)); }
+    __device__ const u32* chunk(i64 c) const { return words_at(c, CHUNK_START); }
+    __device__ const u32* payload(i64 c) const { return words_at(c, PAYLOAD_START); }
+    __device__ const u32* index(i64 c) const { return words_at(c, INDEX_START); }
     __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }
 };
 
 // Kernel parameters that describe the graph, and the struct rebuilt from them inside a kernel
 // (flat parameters keep the launch independent of how a CuPy build passes structs).
-#define GRAPH_PARAMS const u32 *words, const i64 *table, const i64 *indptr, i64 chunk_edges, i64 n_vertices
-#define GRAPH_ARGS Graph{words, table, indptr, chunk_edges, n_vertices}
+#define GRAPH_PARAMS const i64 *table, const i64 *indptr, i64 chunk_edges, i64 n_vertices
+#define GRAPH_ARGS Graph{table, indptr, chunk_edges, n_vertices}
 
 __device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
 

@@ -34,7 +34,7 @@
 // lowest set bit of a 32-bit window), the other lanes wait; with Stop the warp votes every 32 ids.
 //
 // Bounds (the chunk was validated on the host before upload, as tiering/resident.py does): every
-// read below is of aligned 32-bit arena words, and each comment says why they lie in the chunk.
+// read below is of aligned 32-bit chunk words, and each comment says why they lie in the chunk.
 // Two facts carry them: the payload follows the index directly, and it ends with 8 zero bytes of
 // slack after the last list (payload_bytes = P + 8), so an aligned pair of words whose first byte
 // lies in a list ends at most 7 bytes further, inside the slack.
@@ -67,7 +67,7 @@ __host__ __device__ __forceinline__ u32 ef_msb(u32 x) {
 #endif
 }
 
-// Bits [bit, bit + width) of the arena, 0 <= width <= 56, LSB-first. Reads word bit / 32 and the
+// Bits [bit, bit + width) of the chunk, 0 <= width <= 56, LSB-first. Reads word bit / 32 and the
 // next one, and the one after only when the field reaches into it.
 __host__ __device__ __forceinline__ u64 ef_field(const u32* w, u64 bit, u32 width) {
     if (width == 0) return 0;
@@ -78,14 +78,14 @@ __host__ __device__ __forceinline__ u64 ef_field(const u32* w, u64 bit, u32 widt
     return x & ((u64(1) << width) - 1);
 }
 
-// Bits [bit, bit + width) of the arena, 1 <= width <= 32: words bit / 32 and bit / 32 + 1.
+// Bits [bit, bit + width) of the chunk, 1 <= width <= 32: words bit / 32 and bit / 32 + 1.
 __host__ __device__ __forceinline__ u32 ef_bits(const u32* w, u64 bit, u32 width) {
     u64 q = bit >> 5;
     u64 x = ((u64(w[q + 1]) << 32) | w[q]) >> (bit & 31);
     return u32(x & ((u64(1) << width) - 1));
 }
 
-// The 4 bytes at arena byte `byte` as one LSB-first word: aligned words byte / 4 and byte / 4 + 1.
+// The 4 bytes at chunk byte `byte` as one LSB-first word: aligned words byte / 4 and byte / 4 + 1.
 __host__ __device__ __forceinline__ u32 ef_word32(const u32* w, u64 byte) {
     u64 q = byte >> 2;
     return u32(((u64(w[q + 1]) << 32) | w[q]) >> (8 * (byte & 3)));
@@ -107,9 +107,9 @@ __host__ __device__ __forceinline__ u32 ef_select32(u32 x, u32 s) {
 
 // One sub-list, located from its chunk's local index.
 struct EfList {
-    u64 fbyte;   // arena byte where the list (its forward pointers) starts
-    u64 lbit;    // arena bit where the lower bits start
-    u64 ubyte;   // arena byte where the upper bits start
+    u64 fbyte;   // chunk byte where the list (its forward pointers) starts
+    u64 lbit;    // chunk bit where the lower bits start
+    u64 ubyte;   // chunk byte where the upper bits start
     u32 ubytes;  // bytes of upper bits: ceil(((u >> l) + n) / 8), 0 for an empty list
     u32 n;       // ids in the list: the record's degree
     u32 l;       // low-bit width, <= 31 for 32-bit ids
@@ -117,7 +117,7 @@ struct EfList {
     u32 fw;      // bytes per forward pointer
 };
 
-// Local source i's list in the chunk whose index and payload start at arena bytes ib and pb, as
+// Local source i's list in the chunk whose index and payload start at chunk bytes ib and pb, as
 // kernels/cpu/ef.py's ef_neighbors finds it: record i = (offset, l, degree) at index bit
 // 64 + i (wo + wl + wd), the list ending at the next record's offset.
 __host__ __device__ __forceinline__ EfList ef_locate(const u32* w, i64 ib, i64 pb, i64 i) {
@@ -207,7 +207,7 @@ struct EfT {
             bool hit = lane_id() == 0 && for_each_lane<Stop>(g, c, v, lo, hi, visit);
             return Stop && __any_sync(FULL_MASK, hit);
         }
-        const u32* w = g.words;
+        const u32* w = g.chunk(c);
         u32 a, b;
         const EfList L = locate(g, c, v, lo, hi, a, b);
         const EfSeek s = ef_seek(w, L, a);
@@ -261,7 +261,7 @@ struct EfT {
     // byte), so each word it loads starts inside the list.
     template <bool Stop, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        const u32* w = g.words;
+        const u32* w = g.chunk(c);
         u32 a, b;
         const EfList L = locate(g, c, v, lo, hi, a, b);
         const EfSeek s = ef_seek(w, L, a);
@@ -280,7 +280,8 @@ struct EfT {
     // v's list in chunk c, and the ranks [a, b) that chunk positions [lo, hi) hold: the sub-list
     // starts at chunk position max(indptr[v] - c E, 0).
     __device__ static EfList locate(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, u32& a, u32& b) {
-        const EfList L = ef_locate(g.words, g.at(c, INDEX_START), g.at(c, PAYLOAD_START), v - g.at(c, FIRST_SRC));
+        const i64 base = g.at(c, CHUNK_START);  // EfList's offsets count from the chunk's start
+        const EfList L = ef_locate(g.chunk(c), g.at(c, INDEX_START) - base, g.at(c, PAYLOAD_START) - base, v - g.at(c, FIRST_SRC));
         a = 0, b = u32(hi - lo);
         if (b != L.n) {
             i64 first = g.indptr[v] - c * g.chunk_edges;

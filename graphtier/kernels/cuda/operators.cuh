@@ -29,14 +29,14 @@ struct LevelSizes {
 constexpr i64 HUB_EDGES = 2048, PIECE_EDGES = 1024;
 
 // visit(u) for the out-edges (v, u) at global edge positions [lo, hi), across the chunks that
-// hold them, by the whole warp. Unless Format::random_access, [lo, hi) must cover whole per-chunk
-// sub-lists.
+// hold them and are present, by the whole warp. Unless Format::random_access, [lo, hi) must cover
+// whole per-chunk sub-lists.
 template <class Format, bool Stop, class Visit>
 __device__ bool for_each_edge(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     while (lo < hi) {
         i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
         i64 end = min(hi, start + g.chunk_edges);
-        if (Format::template for_each<Stop>(g, c, v, lo - start, end - start, visit)) return true;
+        if (g.present(c) && Format::template for_each<Stop>(g, c, v, lo - start, end - start, visit)) return true;
         lo = end;
     }
     return false;
@@ -51,7 +51,7 @@ __device__ bool lane_sized(const Graph& g, i64 lo, i64 hi) {
 template <class Format, bool Stop, class Visit>
 __device__ bool for_each_edge_lane(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
-    return Format::template for_each_lane<Stop>(g, c, v, lo - start, hi - start, visit);
+    return g.present(c) && Format::template for_each_lane<Stop>(g, c, v, lo - start, hi - start, visit);
 }
 
 template <class Visit>
@@ -169,6 +169,36 @@ __device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted 
         }
     }
     warp_add(&next->edges, adopted_edges);
+}
+
+// Demand: how many edges of each chunk a level will read, so that the scheduler can bring the
+// chunks it needs (or read them in place). Every chunk holding an edge of a vertex gets at least
+// one, so that none is left out; after `cap` edges of a list the rest count one per chunk.
+__device__ void add_demand(i64 chunk_edges, i64 lo, i64 hi, i64 cap, u64* demand) {
+    while (lo < hi) {
+        i64 c = lo / chunk_edges, end = min(hi, (c + 1) * chunk_edges);
+        i64 e = min(end - lo, cap);
+        atomicAdd(demand + c, u64(e > 0 ? e : 1));
+        cap -= e;
+        lo = end;
+    }
+}
+
+// Push demand: exact, the frontier's out-edges per chunk.
+constexpr i64 EVERY_EDGE = i64(1) << 62;
+extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, const u32* frontier, const LevelSizes* sizes, u64* demand) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(sizes->frontier); i += i64(gridDim.x) * blockDim.x)
+        add_demand(chunk_edges, indptr[frontier[i]], indptr[frontier[i] + 1], EVERY_EDGE, demand);
+}
+
+// Pull demand: every in-edge of a wanted vertex may be read, but a pull stops at the first
+// parent, so each list counts its first PULL_READS in-edges (a warp's first round): an estimate.
+constexpr i64 PULL_READS = 32;
+
+template <class Wanted>
+__device__ void pull_demand(const i64* indptr, i64 chunk_edges, i64 n_vertices, Wanted wanted, u64* demand) {
+    for (i64 u = i64(blockIdx.x) * blockDim.x + threadIdx.x; u < n_vertices; u += i64(gridDim.x) * blockDim.x)
+        if (wanted(u32(u))) add_demand(chunk_edges, indptr[u], indptr[u + 1], PULL_READS, demand);
 }
 
 // A level's frontier queue as a bitmap (bits must be zero), set with atomicOr.

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DeviceError
-from ...tiering.resident import ResidentGraph
+from ...tiering.resident import CHUNK_START, INDEX_START, PAYLOAD_START, ResidentGraph
 
 SOURCES = Path(__file__).resolve().parent
 # Each format's decoders on the GPU, as C++ types instantiated by FOR_EACH_FORMAT (formats.cuh);
@@ -72,15 +72,18 @@ def decoder_type(format: str, decoder: str | None) -> str:
 
 @dataclass
 class DeviceGraph:
-    """A validated resident graph copied to the GPU unchanged: arena, chunk table and indptr."""
+    """A validated resident graph copied to the GPU unchanged, its table holding the addresses
+    of its chunks: what kernels traverse when the whole graph fits (the scheduler steps aside)."""
 
-    words: object  # cupy uint32 array: the arena
-    table: object  # cupy int64 (n_chunks * 5,)
+    arena: object  # cupy uint8 array
+    table: object  # cupy int64 (n_chunks * TABLE_COLUMNS,)
     indptr: object  # cupy int64 (V + 1,)
     chunk_edges: int
     n_vertices: int
     format: str
-    _buffers: dict = field(default_factory=dict, repr=False)
+    host_bytes: int  # the resident graph kept in host memory
+    unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
+    steps_aside = True
 
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
@@ -90,19 +93,40 @@ class DeviceGraph:
             raise DeviceError(f"the GPU backend does not read {resident.format!r} chunks yet")
         if resident.id_dtype != np.uint32:
             raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {resident.id_dtype} ids")
-        return cls(
-            cupy.asarray(resident.arena.view(np.uint32)),
-            cupy.asarray(np.ascontiguousarray(resident.table).ravel()),
-            cupy.asarray(resident.indptr),
-            resident.chunk_edges,
-            resident.n_vertices,
-            resident.format,
-        )
+        arena = cupy.asarray(resident.arena)
+        table = resident.table.copy()
+        table[:, [CHUNK_START, INDEX_START, PAYLOAD_START]] += arena.data.ptr
+        moved = {"bytes_host_to_device": resident.arena.nbytes, **resident.take_stats()}
+        return cls(arena, cupy.asarray(table.ravel()), cupy.asarray(resident.indptr), resident.chunk_edges, resident.n_vertices, resident.format, resident.nbytes, moved)
+
+    def rounds(self, demand=None):
+        """Every chunk is here: one round, the whole table."""
+        yield self.table
+
+    def params(self, table) -> tuple:
+        """The kernels' GRAPH_PARAMS, in order."""
+        return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
+
+    def take_stats(self) -> dict:
+        moved, self.unreported = self.unreported, {}
+        return moved
+
+    @property
+    def nbytes(self) -> int:
+        return self.arena.nbytes + self.table.nbytes + self.indptr.nbytes
+
+    resident_bytes = nbytes
+
+
+class Workspace:
+    """Device arrays kept for algorithms that run again and again on one graph (vertex state)."""
+
+    def __init__(self):
+        self._buffers: dict = {}
 
     def buffer(self, name: str, shape: int | tuple, dtype) -> object:
-        """A device array kept with the graph for algorithms that run on it again and again, with
-        at least ``shape[0]`` rows (a larger one replaces it when more are asked for); its
-        contents are whatever the last user left."""
+        """An array with at least ``shape[0]`` rows (a larger one replaces it when more are asked
+        for); its contents are whatever the last user left."""
         import cupy
 
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -112,10 +136,5 @@ class DeviceGraph:
         return buf
 
     @property
-    def params(self) -> tuple:
-        """The kernels' GRAPH_PARAMS, in order."""
-        return (self.words, self.table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
-
-    @property
     def nbytes(self) -> int:
-        return self.words.nbytes + self.table.nbytes + self.indptr.nbytes
+        return sum(b.nbytes for b in self._buffers.values())

@@ -1,0 +1,176 @@
+"""Where the tiers' slots live and how bytes move between them: a GPU, or the CPU standing in for one.
+
+The scheduler sees one interface: slot addresses, an asynchronous host-to-device copy that waits
+for a fence, marks (events) on the copy and compute streams, and the upload of a round's chunk
+table. ``CudaMemory`` does this with CuPy: a device arena, mapped pinned host slots that kernels
+can also read in place, a copy stream beside the compute stream. ``CpuMemory`` simulates it in one
+numpy buffer, so that CI exercises the same scheduling, eviction and byte accounting.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import time
+
+import numpy as np
+
+from ..errors import DeviceError
+
+HOST_ALLOC_PORTABLE, HOST_ALLOC_MAPPED = 1, 2  # cudaHostAlloc flags
+HOST_TO_DEVICE = 1  # cudaMemcpyHostToDevice
+TABLE_RING = 4  # round tables in flight: the host runs at most this many rounds ahead
+
+
+class CpuMemory:
+    """The arena and the host slots are regions of one buffer, so a CPU kernel reads a chunk
+    wherever it is through one array; addresses are offsets into it. Copies are synchronous."""
+
+    kind = "cpu"
+
+    def __init__(self, slot_bytes: int, device_slots: int, host_slots: int):
+        self.slot_bytes, self.device_slots = slot_bytes, device_slots
+        self.buffer = np.zeros((device_slots + host_slots) * slot_bytes, np.uint8)
+        self.arena_bytes = device_slots * slot_bytes
+        self.bytes_copied = 0  # every byte a copy moved, for tests to compare with the stats
+
+    def device_address(self, slot: int) -> int:
+        return slot * self.slot_bytes
+
+    def host_address(self, slot: int) -> int:
+        return self.arena_bytes + slot * self.slot_bytes
+
+    def host_view(self, slot: int) -> np.ndarray:
+        a = self.host_address(slot)
+        return self.buffer[a : a + self.slot_bytes]
+
+    def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:
+        self.buffer[dst : dst + nbytes] = self.buffer[src : src + nbytes]
+        self.bytes_copied += nbytes
+
+    def mark(self, stream: str) -> float:
+        return time.perf_counter()
+
+    def compute_waits(self, mark) -> None:
+        pass
+
+    def host_waits(self, mark) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+    def upload(self, table: np.ndarray) -> np.ndarray:
+        return table.copy()
+
+    @staticmethod
+    def seconds(start, end) -> float:
+        return end - start
+
+    def words(self, dtype) -> np.ndarray:
+        return self.buffer.view(dtype)
+
+    def array(self, a: np.ndarray) -> np.ndarray:
+        return a
+
+
+class CudaMemory:
+    """A device arena of slots, mapped pinned host slots allocated on first use, and a copy stream.
+
+    Kernels run on CuPy's current stream (the compute stream); copies run on their own stream and
+    each waits for the fence of the slot it overwrites, so copies overlap the kernels of earlier
+    rounds. Round tables go up from a small ring of pinned buffers, on the compute stream."""
+
+    kind = "cuda"
+
+    def __init__(self, slot_bytes: int, device_slots: int, host_slots: int, n_chunks: int):
+        import cupy
+
+        self.cupy = cupy
+        self.slot_bytes = slot_bytes
+        self.arena, self.device_slots = self._arena(slot_bytes, device_slots)
+        self.arena_bytes = self.arena.nbytes
+        self._pinned: list = [None] * host_slots
+        self.copy_stream = cupy.cuda.Stream(non_blocking=True)
+        table_bytes = n_chunks * 5 * 8
+        self._staging = [self._pin(table_bytes) for _ in range(TABLE_RING)]
+        self._tables = [cupy.empty(n_chunks * 5, cupy.int64) for _ in range(TABLE_RING)]
+        self._uploaded = [None] * TABLE_RING
+        self._round = 0
+        self.table_bytes = TABLE_RING * table_bytes
+
+    def _arena(self, slot_bytes: int, slots: int):
+        """The arena, halved until the GPU can give it (saying so)."""
+        cupy = self.cupy
+        wanted = slots
+        if slots == 0:  # every chunk read in place
+            return cupy.empty(0, cupy.uint8), 0
+        while slots >= 1:
+            try:
+                arena = cupy.empty(slots * slot_bytes, cupy.uint8)
+            except cupy.cuda.memory.OutOfMemoryError:
+                slots //= 2
+                continue
+            if slots < wanted:
+                print(f"graphtier: the GPU could not give {wanted} chunk slots of {slot_bytes:,} bytes; using {slots}", file=sys.stderr)
+            return arena, slots
+        raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes")
+
+    def _pin(self, nbytes: int):
+        mem = self.cupy.cuda.PinnedMemory(nbytes, HOST_ALLOC_PORTABLE | HOST_ALLOC_MAPPED)
+        view = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(mem.ptr))
+        return mem, view
+
+    def device_address(self, slot: int) -> int:
+        return self.arena.data.ptr + slot * self.slot_bytes
+
+    def host_address(self, slot: int) -> int:
+        return self._host(slot)[0].ptr
+
+    def host_view(self, slot: int) -> np.ndarray:
+        return self._host(slot)[1]
+
+    def _host(self, slot: int):
+        if self._pinned[slot] is None:
+            self._pinned[slot] = self._pin(self.slot_bytes)
+        return self._pinned[slot]
+
+    def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:
+        if after is not None:
+            self.copy_stream.wait_event(after)
+        self.cupy.cuda.runtime.memcpyAsync(dst, src, nbytes, HOST_TO_DEVICE, self.copy_stream.ptr)
+
+    def mark(self, stream: str):
+        event = self.cupy.cuda.Event()
+        event.record(self.copy_stream if stream == "copy" else self.cupy.cuda.get_current_stream())
+        return event
+
+    def compute_waits(self, mark) -> None:
+        self.cupy.cuda.get_current_stream().wait_event(mark)
+
+    def host_waits(self, mark) -> None:
+        if mark is not None:
+            mark.synchronize()
+
+    def synchronize(self) -> None:
+        self.cupy.cuda.get_current_stream().synchronize()
+        self.copy_stream.synchronize()
+
+    def upload(self, table: np.ndarray):
+        """The round's table on the device, copied on the compute stream from a pinned buffer
+        whose previous upload has finished."""
+        i = self._round % TABLE_RING
+        self._round += 1
+        self.host_waits(self._uploaded[i])
+        staging, device = self._staging[i][1].view(np.int64), self._tables[i]
+        staging[:] = table.ravel()
+        stream = self.cupy.cuda.get_current_stream()
+        self.cupy.cuda.runtime.memcpyAsync(device.data.ptr, staging.ctypes.data, staging.nbytes, HOST_TO_DEVICE, stream.ptr)
+        self._uploaded[i] = self.mark("compute")
+        return device
+
+    def seconds(self, start, end) -> float:
+        return self.cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+    def array(self, a: np.ndarray):
+        return self.cupy.asarray(a)

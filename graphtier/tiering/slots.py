@@ -1,0 +1,54 @@
+"""A fixed number of equal slots holding chunks, least recently used first out.
+
+Both tiers are slot caches: pinned host slots and device arena slots. Slots are as large as the
+largest chunk of the graph, so any chunk fits any slot and nothing fragments. Each slot has a fence:
+the event after which its last reader is done, which a writer must wait for.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Collection
+
+
+class SlotCache:
+    def __init__(self, n_slots: int):
+        self.n_slots = n_slots
+        self._lru: OrderedDict[int, int] = OrderedDict()  # chunk -> slot, least recently used first
+        self._free = list(range(n_slots - 1, -1, -1))
+        self.fence: list[object] = [None] * n_slots
+        self.peak = 0  # most slots held at once
+
+    def __contains__(self, chunk: int) -> bool:
+        return chunk in self._lru
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def slot(self, chunk: int) -> int:
+        return self._lru[chunk]
+
+    def touch(self, chunk: int) -> None:
+        self._lru.move_to_end(chunk)
+
+    def place(self, chunk: int, keep: Collection[int] = ()) -> tuple[int, int | None]:
+        """A slot for ``chunk`` (not yet held): a free one, else the least recently used one whose
+        chunk is not in ``keep``. Returns (slot, evicted chunk or None)."""
+        if self._free:
+            slot, evicted = self._free.pop(), None
+        else:
+            evicted = next((c for c in self._lru if c not in keep), None)
+            if evicted is None:
+                raise RuntimeError(f"all {self.n_slots} slots hold chunks that must stay")
+            slot = self._lru.pop(evicted)
+        self._lru[chunk] = slot
+        self.peak = max(self.peak, len(self._lru))
+        return slot, evicted
+
+    def chunks(self) -> list[int]:
+        return list(self._lru)
+
+    def clear(self) -> None:
+        """Forget every chunk; fences stay, so writers still wait for the last readers."""
+        self._lru.clear()
+        self._free = list(range(self.n_slots - 1, -1, -1))
