@@ -43,6 +43,9 @@ class GraphChunkCodec(Codec):
     """Base of the per-format codecs; ``decode`` returns the (n, 2) rows of the chunk."""
 
     format: str = ""
+    # Whether the traversal kernels read the local index (csr and log find lists through the
+    # global indptr): the scheduler then keeps every chunk's index on the device.
+    kernels_read_index: bool = False
 
     def encode(self, buf) -> np.ndarray:
         rows = _as_rows(buf)

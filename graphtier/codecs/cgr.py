@@ -945,6 +945,7 @@ class CgrCodec(GraphChunkCodec):
 
     codec_id = "graphtier.cgr"
     format = "cgr"
+    kernels_read_index = True
 
     def __init__(self, zeta_k: int = 3, min_interval: int = 4, segment_bits: int = 256, interval_segment_bits: int = 256):
         if not 1 <= zeta_k <= 16:

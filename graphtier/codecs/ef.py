@@ -469,6 +469,7 @@ class EfCodec(GraphChunkCodec):
 
     codec_id = "graphtier.ef"
     format = "ef"
+    kernels_read_index = True
 
     def __init__(self, quantum: int = DEFAULT_QUANTUM):
         if isinstance(quantum, bool) or not isinstance(quantum, (int, np.integer)) or not 0 <= int(quantum) < 2**32:

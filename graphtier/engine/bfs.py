@@ -202,7 +202,8 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: 
     from ``sizes`` and write the next, so levels that need no direction decision are launched
     ``BATCH`` at a time when the graph is resident, and the host reads the sizes back once per
     batch (32 bytes a level). Vertex state lives in a workspace kept with the graph, set by one
-    init kernel. Out of core, each level's operator runs once per round of the scheduler."""
+    init kernel. Out of core, each level's operator runs once per round of the scheduler; levels
+    are batched there too while its rounds are static (nothing to move, no demand to read back)."""
     import cupy
 
     from ..kernels.cuda.runtime import function
@@ -222,10 +223,10 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: 
     grid, block = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,), (BLOCK,)
     source_edges = np.uint64(graph.indptr()[s + 1] - graph.indptr()[s])
 
-    def demand(source, kernel, args):
+    def demand(source, kernel, args):  # left on the device: the scheduler reads it back only to stream
         need = cupy.zeros(source.n_chunks, cupy.uint64)
         kernel(grid, block, (source.indptr, np.int64(source.chunk_edges), *args, need))
-        return need.get()
+        return need
 
     start = cupy.cuda.Event()
     start.record()

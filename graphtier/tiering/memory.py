@@ -1,21 +1,20 @@
 """Where the tiers' slots live and how bytes move between them: a GPU, or the CPU standing in for one.
 
-The scheduler sees one interface: slot addresses, an asynchronous host-to-device copy that waits
-for a fence, marks (events) on the copy and compute streams, and the upload of a round's chunk
-table. ``CudaMemory`` does this with CuPy: a device arena, mapped pinned host slots that kernels
-can also read in place, a copy stream beside the compute stream. ``CpuMemory`` simulates it in one
-numpy buffer, so that CI exercises the same scheduling, eviction and byte accounting.
+The scheduler sees one interface: a device region it lays out itself (chunk slots, the index
+arena), host slot addresses, an asynchronous host-to-device copy that waits for a fence, marks
+(events) on the copy and compute streams, the upload of a round's chunk table, and the array
+module (``xp``) of the device, for statistics that stay there. ``CudaMemory`` does this with CuPy:
+a device arena, mapped pinned host slots that kernels can also read in place, a copy stream beside
+the compute stream. ``CpuMemory`` simulates it in one numpy buffer, so that CI exercises the same
+scheduling, eviction and byte accounting.
 """
 
 from __future__ import annotations
 
 import ctypes
-import sys
 import time
 
 import numpy as np
-
-from ..errors import DeviceError
 
 HOST_ALLOC_PORTABLE, HOST_ALLOC_MAPPED = 1, 2  # cudaHostAlloc flags
 HOST_TO_DEVICE = 1  # cudaMemcpyHostToDevice
@@ -23,22 +22,28 @@ TABLE_RING = 4  # round tables in flight: the host runs at most this many rounds
 
 
 class CpuMemory:
-    """The arena and the host slots are regions of one buffer, so a CPU kernel reads a chunk
+    """The device region and the host slots are parts of one buffer, so a CPU kernel reads a chunk
     wherever it is through one array; addresses are offsets into it. Copies are synchronous."""
 
     kind = "cpu"
+    xp = np
+    device_base = 0
 
-    def __init__(self, slot_bytes: int, device_slots: int, host_slots: int):
-        self.slot_bytes, self.device_slots = slot_bytes, device_slots
-        self.buffer = np.zeros((device_slots + host_slots) * slot_bytes, np.uint8)
-        self.arena_bytes = device_slots * slot_bytes
+    def __init__(self, slot_bytes: int, host_slots: int, n_chunks: int):
+        self.slot_bytes, self.host_slots = slot_bytes, host_slots
+        self.device_bytes = 0
+        self.buffer = np.zeros(host_slots * slot_bytes, np.uint8)
         self.bytes_copied = 0  # every byte a copy moved, for tests to compare with the stats
+        self.copies = 0
 
-    def device_address(self, slot: int) -> int:
-        return slot * self.slot_bytes
+    def allocate_device(self, nbytes: int) -> bool:
+        """The simulated device region, before the host slots in the buffer; a CPU always has it."""
+        self.device_bytes = nbytes
+        self.buffer = np.zeros(nbytes + self.host_slots * self.slot_bytes, np.uint8)
+        return True
 
     def host_address(self, slot: int) -> int:
-        return self.arena_bytes + slot * self.slot_bytes
+        return self.device_bytes + slot * self.slot_bytes
 
     def host_view(self, slot: int) -> np.ndarray:
         a = self.host_address(slot)
@@ -47,6 +52,7 @@ class CpuMemory:
     def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:
         self.buffer[dst : dst + nbytes] = self.buffer[src : src + nbytes]
         self.bytes_copied += nbytes
+        self.copies += 1
 
     def mark(self, stream: str) -> float:
         return time.perf_counter()
@@ -73,6 +79,10 @@ class CpuMemory:
     def array(self, a: np.ndarray) -> np.ndarray:
         return a
 
+    @staticmethod
+    def to_numpy(a) -> np.ndarray:
+        return np.asarray(a)
+
 
 class CudaMemory:
     """A device arena of slots, mapped pinned host slots allocated on first use, and a copy stream.
@@ -83,13 +93,12 @@ class CudaMemory:
 
     kind = "cuda"
 
-    def __init__(self, slot_bytes: int, device_slots: int, host_slots: int, n_chunks: int):
+    def __init__(self, slot_bytes: int, host_slots: int, n_chunks: int):
         import cupy
 
-        self.cupy = cupy
+        self.cupy = self.xp = cupy
         self.slot_bytes = slot_bytes
-        self.arena, self.device_slots = self._arena(slot_bytes, device_slots)
-        self.arena_bytes = self.arena.nbytes
+        self.arena = cupy.empty(0, cupy.uint8)
         self._pinned: list = [None] * host_slots
         self.copy_stream = cupy.cuda.Stream(non_blocking=True)
         table_bytes = n_chunks * 5 * 8
@@ -97,32 +106,28 @@ class CudaMemory:
         self._tables = [cupy.empty(n_chunks * 5, cupy.int64) for _ in range(TABLE_RING)]
         self._uploaded = [None] * TABLE_RING
         self._round = 0
-        self.table_bytes = TABLE_RING * table_bytes
 
-    def _arena(self, slot_bytes: int, slots: int):
-        """The arena, halved until the GPU can give it (saying so)."""
-        cupy = self.cupy
-        wanted = slots
-        if slots == 0:  # every chunk read in place
-            return cupy.empty(0, cupy.uint8), 0
-        while slots >= 1:
-            try:
-                arena = cupy.empty(slots * slot_bytes, cupy.uint8)
-            except cupy.cuda.memory.OutOfMemoryError:
-                slots //= 2
-                continue
-            if slots < wanted:
-                print(f"graphtier: the GPU could not give {wanted} chunk slots of {slot_bytes:,} bytes; using {slots}", file=sys.stderr)
-            return arena, slots
-        raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes")
+    def allocate_device(self, nbytes: int) -> bool:
+        """The device region (chunk slots, index arena) in one allocation; False when the GPU
+        cannot give that much."""
+        try:
+            self.arena = self.cupy.empty(nbytes, self.cupy.uint8)
+        except self.cupy.cuda.memory.OutOfMemoryError:
+            return False
+        return True
+
+    @property
+    def device_base(self) -> int:
+        return self.arena.data.ptr
+
+    @property
+    def device_bytes(self) -> int:
+        return self.arena.nbytes
 
     def _pin(self, nbytes: int):
         mem = self.cupy.cuda.PinnedMemory(nbytes, HOST_ALLOC_PORTABLE | HOST_ALLOC_MAPPED)
         view = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(mem.ptr))
         return mem, view
-
-    def device_address(self, slot: int) -> int:
-        return self.arena.data.ptr + slot * self.slot_bytes
 
     def host_address(self, slot: int) -> int:
         return self._host(slot)[0].ptr
@@ -174,3 +179,6 @@ class CudaMemory:
 
     def array(self, a: np.ndarray):
         return self.cupy.asarray(a)
+
+    def to_numpy(self, a) -> np.ndarray:
+        return self.cupy.asnumpy(a)

@@ -1,31 +1,48 @@
 """The scheduler: each iteration, the chunks its frontier needs, brought where a kernel can read them.
 
-An iteration's demand (edges per chunk, from a kernel over the frontier) is split into rounds, and
-every needed chunk is present in exactly one round's table:
+The device region holds, after indptr and the round tables:
 
-1. chunks already in the device tier (hits), and chunks read in place from mapped pinned host
-   memory (zero-copy) because the iteration needs only a few of their edges;
-2. the rest, in batches of at most half the device slots, each copied from the host tier on the
-   copy stream while the previous batch's kernels run.
+- the *index arena*, when kernels read chunks in place: every chunk's header and local index,
+  copied there the first time the chunk enters the host tier and never evicted. A list read in
+  place from host memory then costs one dependent trip over PCIe instead of two (EMOGI and EFG
+  keep their offsets on the device for the same reason);
+- *slots* for whole chunks: equal slots as large as the largest chunk, least recently used out;
+  or, when the budget holds every chunk, one slot per chunk at its own place (nothing evicted).
+
+An iteration is one of:
+
+- *static*: every chunk is readable where it already is: on the device, or in the pinned host
+  tier to be read in place, with no free device slot left to fill. One round, one cached table,
+  nothing moved and no demand read back (on the GPU its statistics stay on the device until a
+  result asks for them), so an algorithm can launch several iterations without waiting;
+- *streamed*: the demand (edges per chunk, from a kernel over the frontier) is read back and
+  split into rounds, every needed chunk present in exactly one: first the device hits and the
+  chunks read in place (the iteration needs at most ZERO_COPY_SHARE of their edges), then the
+  rest in batches of at most half the device slots, each copied from the host tier on the copy
+  stream while the previous round's kernels run. Free device slots take chunks that would be
+  read in place too: filling a free slot evicts nothing, and later iterations and queries find
+  the chunk there.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
 Both tiers evict the least recently used chunk; hits go first, so the chunks an iteration loads
-last are the ones the next one finds. When every chunk is on the device, the scheduler steps
-aside: one round, the whole table, no demand computed.
+last are the ones the next one finds.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..codecs import GraphChunkCodec
 from ..codecs.header import pad8
-from ..errors import CorruptChunkError
+from ..errors import CorruptChunkError, DeviceError
 from .memory import TABLE_RING, CpuMemory, CudaMemory
 from .resident import (
     ABSENT,
+    CHUNK_EDGES,
     CHUNK_START,
     INDEX_START,
     PAYLOAD_START,
@@ -39,7 +56,30 @@ from .storage import CRC_BYTES, ChunkStore
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
 ZERO_COPY_SHARE = 0.25
 ZERO_COPY = ("auto", "always", "never")
-COUNTERS = ("bytes_store_read", "bytes_host_to_device", "bytes_zero_copy", "device_hits", "device_misses", "host_hits", "host_misses", "zero_copy_chunks", "rounds")
+INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
+COUNTERS = (
+    "bytes_store_read",
+    "bytes_host_to_device",  # every byte copied to the device, chunks and indexes
+    "bytes_index_to_device",  # of which headers and local indexes, into the index arena
+    "bytes_zero_copy",  # estimated: the needed share of each chunk read in place
+    "device_hits",
+    "device_misses",
+    "host_hits",
+    "host_misses",
+    "zero_copy_chunks",
+    "rounds",
+)
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    """How the device region is laid out: byte offsets of the chunk slots and of each chunk's
+    index copy (None: no index arena)."""
+
+    slots: np.ndarray
+    homes: bool  # slot c is chunk c's own (every chunk fits)
+    index: np.ndarray | None
+    nbytes: int
 
 
 class Scheduler:
@@ -57,19 +97,62 @@ class Scheduler:
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         slot_bytes = pad8(int(self.chunk_bytes.max(initial=8)))
         self.table_bytes = (TABLE_RING + 1) * self.layout.nbytes  # round tables, and the demand counts
-        chunk_budget -= self.table_bytes + indptr.nbytes  # what the arena may take
-        device_slots = 0 if zero_copy == "always" else min(n, max(0, chunk_budget) // slot_bytes)
+        left = chunk_budget - self.table_bytes - indptr.nbytes  # what the device region may take
+        if left < 0:
+            raise ValueError(f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.table_bytes + indptr.nbytes:,} bytes), and no chunk slot")
         host_slots = min(n, host_budget // slot_bytes)
-        if device_slots < 1 and zero_copy != "always":
-            raise ValueError(f"device_memory leaves {max(0, chunk_budget):,} bytes for chunks of {store.name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)")
         if host_slots < 1:
             raise ValueError(f"host_memory ({host_budget:,} bytes) is less than one chunk slot of {store.name} ({slot_bytes:,} bytes)")
-        self.memory = CudaMemory(slot_bytes, device_slots, host_slots, n) if backend == "cuda" else CpuMemory(slot_bytes, device_slots, host_slots)
-        self.device, self.host = SlotCache(self.memory.device_slots), SlotCache(host_slots)
+        memory = CudaMemory if backend == "cuda" else CpuMemory
+        self.memory = memory(slot_bytes, host_slots, n)
+        self.plan = self._allocate(left, slot_bytes)
+        self.device, self.host = SlotCache(len(self.plan.slots)), SlotCache(host_slots)
+        self.indexed = np.zeros(n, bool)  # whose header and index are in the index arena
         self.indptr = self.memory.array(indptr)
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.iterations: list[dict] = []
-        self._whole = None  # the table of the whole graph once the device tier holds it
+        self._static = None  # (table, whether each chunk is read in place) while nothing moves
+
+    def _allocate(self, left: int, slot_bytes: int) -> DevicePlan:
+        """The largest plan within ``left`` bytes that the device can give, halving the budget
+        (and saying so) while it cannot."""
+        wanted = left
+        while True:
+            try:
+                plan = self._plan(left, slot_bytes)
+            except ValueError:
+                if left == wanted:
+                    raise
+                raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes") from None
+            if self.memory.allocate_device(plan.nbytes):
+                if left < wanted:
+                    print(f"graphtier: the GPU could not give {wanted:,} bytes for chunks of {self.store.name}; using {plan.nbytes:,}", file=sys.stderr)
+                return plan
+            if len(plan.slots) <= 1 and plan.index is None:
+                raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes")
+            left //= 2
+
+    def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
+        sizes = np.array([pad8(int(b)) for b in self.chunk_bytes], np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        if self.zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
+            return DevicePlan(starts[:-1], True, None, int(starts[-1]))
+        index = None
+        if self.zero_copy != "never" and self.codec.kernels_read_index:
+            spans = self.layout[:, PAYLOAD_START] + INDEX_SLACK  # header, index and slack, 8-aligned
+            ends = np.cumsum(spans)
+            room = left - (0 if self.zero_copy == "always" else slot_bytes)  # leave a slot
+            if ends[-1] <= room:
+                index = ends - spans
+                left -= int(ends[-1])
+        n_slots = 0 if self.zero_copy == "always" else min(self.n_chunks, max(0, left) // slot_bytes)
+        if n_slots < 1 and self.zero_copy != "always":
+            raise ValueError(f"device_memory leaves {max(0, left):,} bytes for chunks of {self.store.name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)")
+        slots = np.arange(n_slots, dtype=np.int64) * slot_bytes
+        if index is not None:
+            index += n_slots * slot_bytes
+        used = n_slots * slot_bytes + (0 if index is None else int(spans.sum()))
+        return DevicePlan(slots, False, index, used)
 
     @property
     def n_chunks(self) -> int:
@@ -77,22 +160,30 @@ class Scheduler:
 
     @property
     def steps_aside(self) -> bool:
-        return len(self.device) == self.n_chunks and self.zero_copy != "always"
+        """Whether iterations are static: every chunk readable where it is, nothing to move."""
+        if len(self.device) == self.n_chunks:
+            return self.zero_copy != "always"
+        if self.zero_copy == "never" or (self.zero_copy == "auto" and self.device.n_free):
+            return False
+        return len(self.device) + sum(c not in self.device for c in self.host.chunks()) == self.n_chunks
 
     @property
     def resident_bytes(self) -> int:
-        """Device bytes the scheduler holds: indptr, the arena, the round tables."""
-        return self.indptr.nbytes + self.memory.arena_bytes + self.table_bytes
-
-    def evict_device(self) -> None:
-        """Forget every chunk of the device tier (the next iteration finds none there)."""
-        self.device.clear()
-        self._whole = None
+        """Device bytes the scheduler holds: indptr, the device region, the round tables."""
+        return self.indptr.nbytes + self.memory.device_bytes + self.table_bytes
 
     @property
     def host_bytes(self) -> int:
         """Host bytes held: the most host slots ever in use (pinned ones are allocated on first use)."""
         return self.host.peak * self.memory.slot_bytes
+
+    def evict_device(self) -> None:
+        """Forget every chunk of the device tier (the next iteration finds none there); the index
+        arena stays. Waits for the kernels still reading them, which no fence records when the
+        whole graph was on the device."""
+        self.memory.synchronize()
+        self.device.clear()
+        self._static = None
 
     def words(self, dtype: np.dtype | None = None) -> np.ndarray:
         """The CPU backend's memory as words of ``dtype`` (default: the id width), as
@@ -103,24 +194,59 @@ class Scheduler:
         """The GPU kernels' GRAPH_PARAMS for a round's table."""
         return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
 
-    def rounds(self, demand: Callable[[], np.ndarray]) -> Iterator[object]:
+    def rounds(self, demand: Callable[[], object]) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking
-        for the next); ``demand()`` gives the edges the iteration will read per chunk."""
-        it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": []}
+        for the next); ``demand()`` gives the edges the iteration will read per chunk, as an array
+        of the memory's kind (``memory.xp``)."""
+        it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_pending": None}
         self.iterations.append(it)
         if self.steps_aside:
-            if self._whole is None:  # every chunk's table row, uploaded once while nothing moves
-                self._whole = self.memory.array(self._addressed({c: self.device.slot(c) for c in range(self.n_chunks)}, {}))
-            yield self._whole
+            yield from self._static_round(it, demand)
+        else:
+            self._static = None
+            yield from self._streamed_rounds(it, self.memory.to_numpy(demand()).astype(np.int64))
+        for k in COUNTERS:
+            self.totals[k] += it[k]
+
+    def _static_round(self, it: dict, demand: Callable[[], object]) -> Iterator[object]:
+        if self._static is None:
+            device = {c: self.device.slot(c) for c in self.device.chunks()}
+            host = {c: self.host.slot(c) for c in self.host.chunks() if c not in self.device}
+            in_place = np.zeros(self.n_chunks, bool)
+            in_place[list(host)] = True
+            edges = self.layout[:, CHUNK_EDGES]
+            read_bytes = np.where(in_place, self.chunk_bytes / np.maximum(edges, 1), 0.0)  # bytes per edge read in place
+            arrays = (self._addressed(device, host), in_place, edges, read_bytes)
+            self._static = (*(self.memory.array(a) for a in arrays), device, host)
+        table, in_place, edges, read_bytes, device, host = self._static
+        if not host:  # the whole graph on the device: as the resident graph, nothing to count
+            yield table
             return
-        self._whole = None
         need = demand()
+        xp = self.memory.xp
+        needed = need > 0
+        zero_copy = xp.count_nonzero(needed & in_place)
+        # counted where the demand is (the GPU), read back when a result asks for them
+        it["_pending"] = xp.stack([xp.count_nonzero(needed & ~in_place), zero_copy, zero_copy, xp.sum(xp.minimum(need, edges) * read_bytes)])
+        start = self.memory.mark("compute")
+        yield table
+        self._fence(device, host, start, it)
+
+    def _streamed_rounds(self, it: dict, need: np.ndarray) -> Iterator[object]:
         needed = np.flatnonzero(need)
-        hits = [int(c) for c in needed if c in self.device]
-        missing = [int(c) for c in needed if c not in self.device]
+        on_device = np.array([c in self.device for c in needed], bool)
+        hits, missing = needed[on_device].tolist(), needed[~on_device]
+        if self.zero_copy == "auto":
+            small = need[missing] <= ZERO_COPY_SHARE * self.layout[missing, CHUNK_EDGES]
+        else:
+            small = np.full(len(missing), self.zero_copy == "always")
+        in_place, copies = missing[small].tolist(), missing[~small].tolist()
+        fill = self.device.n_free - len(copies)
+        if self.zero_copy == "auto" and fill > 0 and in_place:  # free slots: the most needed go there
+            moved = set(sorted(in_place, key=lambda c: -need[c])[:fill])
+            copies += [c for c in in_place if c in moved]
+            in_place = [c for c in in_place if c not in moved]
         batch = max(1, min(self.device.n_slots // 2, self.host.n_slots // 2))
-        in_place = [c for c in missing if self._reads_in_place(c, int(need[c]))]
-        copies = [c for c in missing if not self._reads_in_place(c, int(need[c]))]
         room = max(1, self.host.n_slots - (batch if copies else 0))
         it.update(device_hits=len(hits), device_misses=len(copies), zero_copy_chunks=len(in_place))
         for c in hits:
@@ -130,21 +256,15 @@ class Scheduler:
             here = {c: self.device.slot(c) for c in hits} if i == 0 else {}
             if here or group:
                 host = self._to_host(it, group)
-                it["bytes_zero_copy"] += sum(int(self.chunk_bytes[c]) * min(1.0, need[c] / max(1, self.layout[c, 3])) for c in group)
+                share = np.minimum(need[group], self.layout[group, CHUNK_EDGES]) / np.maximum(self.layout[group, CHUNK_EDGES], 1)
+                it["bytes_zero_copy"] += int(np.sum(share * self.chunk_bytes[group]))
                 yield from self._round(it, here, host)
         for i in range(0, len(copies), batch):
             yield from self._round(it, self._copy(it, copies[i : i + batch]), {})
-        it["bytes_zero_copy"] = int(it["bytes_zero_copy"])
-        for k in COUNTERS:
-            self.totals[k] += it[k]
-
-    def _reads_in_place(self, c: int, edges: int) -> bool:
-        if self.zero_copy == "auto":
-            return edges <= ZERO_COPY_SHARE * self.layout[c, 3]
-        return self.zero_copy == "always"
 
     def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
-        """Host slots of ``chunks``, reading the missing ones from the store, validated."""
+        """Host slots of ``chunks``, reading the missing ones from the store, validated; their
+        headers and indexes go to the index arena the first time."""
         missing = [c for c in chunks if c not in self.host]
         it["host_hits"] += len(chunks) - len(missing)
         it["host_misses"] += len(missing)
@@ -159,7 +279,27 @@ class Scheduler:
             self.memory.host_waits(self.host.fence[slot])
             self.memory.host_view(slot)[: len(blob)] = blob
             it["bytes_store_read"] += len(blob) + CRC_BYTES
-        return {c: self.host.slot(c) for c in chunks}
+        slots = {c: self.host.slot(c) for c in chunks}
+        self._load_indexes(it, slots)
+        return slots
+
+    def _load_indexes(self, it: dict, host: dict[int, int]) -> None:
+        """Copies the headers and indexes not yet in the index arena, from their host slots."""
+        todo = [c for c in host if self.plan.index is not None and not self.indexed[c]]
+        if not todo:
+            return
+        start = self.memory.mark("copy")
+        for c in todo:
+            nbytes = int(min(self.layout[c, PAYLOAD_START] + INDEX_SLACK, self.chunk_bytes[c]))
+            self.memory.copy(self._index_address(c), self.memory.host_address(host[c]), nbytes)
+            it["bytes_host_to_device"] += nbytes
+            it["bytes_index_to_device"] += nbytes
+            self.indexed[c] = True
+        end = self.memory.mark("copy")
+        self.memory.compute_waits(end)
+        for c in todo:
+            self.host.fence[host[c]] = end
+        it["_marks"].append(("transfer_seconds", start, end))
 
     def _copy(self, it: dict, chunks: list[int]) -> dict[int, int]:
         """Device slots for ``chunks``, filled from the host tier on the copy stream."""
@@ -167,9 +307,9 @@ class Scheduler:
         start = self.memory.mark("copy")
         slots = {}
         for c in chunks:
-            slot, _ = self.device.place(c, keep=chunks)
+            slot, _ = self.device.place(c, keep=chunks, home=c if self.plan.homes else None)
             nbytes = int(self.chunk_bytes[c])
-            self.memory.copy(self.memory.device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
+            self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
             it["bytes_host_to_device"] += nbytes
             slots[c] = slot
         end = self.memory.mark("copy")
@@ -180,10 +320,14 @@ class Scheduler:
         return slots
 
     def _round(self, it: dict, device: dict[int, int], host: dict[int, int]) -> Iterator[object]:
-        """One round's table: ``device`` chunks in their arena slots, ``host`` chunks read in place."""
+        """One round's table: ``device`` chunks in their slots, ``host`` chunks read in place."""
         table = self._addressed(device, host)
         start = self.memory.mark("compute")
         yield self.memory.upload(table)
+        self._fence(device, host, start, it)
+
+    def _fence(self, device: dict[int, int], host: dict[int, int], start, it: dict) -> None:
+        """After a round's kernels: its slots are free to overwrite once they are done."""
         end = self.memory.mark("compute")
         for slot in device.values():
             self.device.fence[slot] = end
@@ -192,26 +336,42 @@ class Scheduler:
         it["rounds"] += 1
         it["_marks"].append(("compute_seconds", start, end))
 
+    def _device_address(self, slot: int) -> int:
+        return self.memory.device_base + int(self.plan.slots[slot])
+
+    def _index_address(self, c: int) -> int:
+        return self.memory.device_base + int(self.plan.index[c])
+
     def _addressed(self, device: dict[int, int], host: dict[int, int]) -> np.ndarray:
         table = self.layout.copy()
         table[:, CHUNK_START] = ABSENT
-        for chunks, address in ((device, self.memory.device_address), (host, self.memory.host_address)):
+        for chunks, address in ((device, self._device_address), (host, self.memory.host_address)):
             if chunks:
                 rows = np.fromiter(chunks, np.int64, len(chunks))
                 base = np.fromiter((address(slot) for slot in chunks.values()), np.int64, len(chunks))
                 table[rows, CHUNK_START] = base
                 table[rows, INDEX_START] += base
                 table[rows, PAYLOAD_START] += base
+        if host and self.plan.index is not None:  # chunks read in place find their index on the device
+            rows = np.fromiter(host, np.int64, len(host))
+            table[rows, INDEX_START] = self.memory.device_base + self.plan.index[rows] + self.layout[rows, INDEX_START]
         return table
 
     def take_stats(self) -> dict:
         """What moved since the last call, per iteration and in total (waits for the GPU to finish
-        so that its events can be timed); the counters start again from zero."""
+        so that its events and counts can be read); the counters start again from zero."""
         self.memory.synchronize()
         iterations = []
         for it in self.iterations:
             for key, start, end in it.pop("_marks"):
                 it[key] += self.memory.seconds(start, end)
+            pending = it.pop("_pending")
+            if pending is not None:
+                hits, zero_copy, host_hits, zc_bytes = self.memory.to_numpy(pending).tolist()
+                counts = {"device_hits": int(hits), "zero_copy_chunks": int(zero_copy), "host_hits": int(host_hits), "bytes_zero_copy": int(zc_bytes)}
+                for k, v in counts.items():
+                    it[k] += v
+                    self.totals[k] += v
             iterations.append(it)
         totals = self.totals
         self.iterations, self.totals = [], dict.fromkeys(COUNTERS, 0)

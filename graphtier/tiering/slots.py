@@ -1,8 +1,9 @@
-"""A fixed number of equal slots holding chunks, least recently used first out.
+"""A fixed number of slots holding chunks, least recently used first out.
 
 Both tiers are slot caches: pinned host slots and device arena slots. Slots are as large as the
-largest chunk of the graph, so any chunk fits any slot and nothing fragments. Each slot has a fence:
-the event after which its last reader is done, which a writer must wait for.
+largest chunk of the graph, so any chunk fits any slot and nothing fragments; or, when the device
+arena holds every chunk, each chunk has a slot of its own size (its ``home``). Each slot has a
+fence: the event after which its last reader is done, which a writer must wait for.
 """
 
 from __future__ import annotations
@@ -31,10 +32,18 @@ class SlotCache:
     def touch(self, chunk: int) -> None:
         self._lru.move_to_end(chunk)
 
-    def place(self, chunk: int, keep: Collection[int] = ()) -> tuple[int, int | None]:
-        """A slot for ``chunk`` (not yet held): a free one, else the least recently used one whose
-        chunk is not in ``keep``. Returns (slot, evicted chunk or None)."""
-        if self._free:
+    @property
+    def n_free(self) -> int:
+        return len(self._free)
+
+    def place(self, chunk: int, keep: Collection[int] = (), home: int | None = None) -> tuple[int, int | None]:
+        """A slot for ``chunk`` (not yet held): ``home`` if given (it must be free), else a free
+        one, else the least recently used one whose chunk is not in ``keep``. Returns (slot,
+        evicted chunk or None)."""
+        if home is not None:
+            self._free.remove(home)
+            slot, evicted = home, None
+        elif self._free:
             slot, evicted = self._free.pop(), None
         else:
             evicted = next((c for c in self._lru if c not in keep), None)

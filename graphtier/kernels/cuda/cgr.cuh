@@ -77,12 +77,14 @@ CGR_HD u64 cgr_index_start(const u32* index, u64 n_local, u64 local) {
     return cgr_bit_offset(index, anchor_words, w, fields, local);
 }
 
-// The same for chunk c of the graph; n_local comes from the header's last_src (bytes 24..31
-// of the 40-byte header; the parameter words 0..2 are inside the index's 16-byte block).
+// The same for chunk c of the graph; n_local comes from the header's last_src, the 8 bytes that
+// end 16 bytes before the index (header bytes 24..31; the index arena copies the header too), as
+// codecs/cgr.py's decode_chunk_sublist reads it. The parameter words 0..2 are inside the index's
+// 16-byte block.
 __device__ __forceinline__ u64 cgr_sublist_start(const Graph& g, i64 c, i64 local) {
-    const u32* header = g.chunk(c);
-    u64 n_local = (u64(header[7]) << 32 | header[6]) - u64(g.at(c, FIRST_SRC)) + 1;
-    return cgr_index_start(g.index(c), n_local, u64(local));
+    const u32* index = g.index(c);
+    u64 n_local = (u64(index[-3]) << 32 | index[-4]) - u64(g.at(c, FIRST_SRC)) + 1;
+    return cgr_index_start(index, n_local, u64(local));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 // Encoded chunks lie 8-byte aligned, wherever the tiers put them: in a device arena, or in mapped
 // pinned host memory that kernels read in place (zero-copy). The chunk table has one row per
 // chunk (columns as tiering/resident.py) holding the addresses of the chunk, its index and its
-// payload, so a format finds them without parsing the header; a chunk that is not present in
-// this round has ABSENT there, and operators skip its edges. Ids are 32-bit on the GPU; chunks
+// payload, so a format finds them without parsing the header (a chunk read in place has its index
+// in the device's index arena, with the header before it); a chunk that is not present in this
+// round has ABSENT there, and operators skip its edges. Ids are 32-bit on the GPU; chunks
 // are read as little-endian uint32 words.
 #pragma once
 
@@ -25,9 +26,9 @@ struct Graph {
 
     __device__ i64 at(i64 c, int column) const { return table[c * TABLE_COLUMNS + column]; }
     __device__ bool present(i64 c) const { return at(c, CHUNK_START) != ABSENT; }
-    // Chunk c and its sections as words; every section is 8-byte aligned, so this is exact.
+    // Chunk c's sections as words; every section is 8-byte aligned, so this is exact. They may
+    // lie apart: a chunk read in place from host memory has its index in device memory.
     __device__ const u32* words_at(i64 c, int column) const { return reinterpret_cast<const u32*>(at(c, column)); }
-    __device__ const u32* chunk(i64 c) const { return words_at(c, CHUNK_START); }
     __device__ const u32* payload(i64 c) const { return words_at(c, PAYLOAD_START); }
     __device__ const u32* index(i64 c) const { return words_at(c, INDEX_START); }
     __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }

@@ -34,10 +34,13 @@
 // lowest set bit of a 32-bit window), the other lanes wait; with Stop the warp votes every 32 ids.
 //
 // Bounds (the chunk was validated on the host before upload, as tiering/resident.py does): every
-// read below is of aligned 32-bit chunk words, and each comment says why they lie in the chunk.
-// Two facts carry them: the payload follows the index directly, and it ends with 8 zero bytes of
-// slack after the last list (payload_bytes = P + 8), so an aligned pair of words whose first byte
-// lies in a list ends at most 7 bytes further, inside the slack.
+// read below is of aligned 32-bit words of the index or the payload, and each comment says why
+// they lie there. Two facts carry them: at least 8 bytes follow the index (the payload's first, in
+// the chunk; the index arena copies them too, tiering/scheduler.py), and the payload ends with 8
+// zero bytes of slack after the last list (payload_bytes = P + 8), so an aligned pair of words
+// whose first byte lies in a list ends at most 7 bytes further, inside the slack. Index and
+// payload are read through their own addresses: a chunk read in place from host memory may have
+// its index in device memory.
 #pragma once
 #include "common.cuh"
 
@@ -67,7 +70,7 @@ __host__ __device__ __forceinline__ u32 ef_msb(u32 x) {
 #endif
 }
 
-// Bits [bit, bit + width) of the chunk, 0 <= width <= 56, LSB-first. Reads word bit / 32 and the
+// Bits [bit, bit + width) of a word string, 0 <= width <= 56, LSB-first. Reads word bit / 32 and the
 // next one, and the one after only when the field reaches into it.
 __host__ __device__ __forceinline__ u64 ef_field(const u32* w, u64 bit, u32 width) {
     if (width == 0) return 0;
@@ -105,11 +108,11 @@ __host__ __device__ __forceinline__ u32 ef_select32(u32 x, u32 s) {
     return p + (s >= (x & 1u) ? 1u : 0u);
 }
 
-// One sub-list, located from its chunk's local index.
+// One sub-list, located from its chunk's local index; positions count from the payload's start.
 struct EfList {
-    u64 fbyte;   // chunk byte where the list (its forward pointers) starts
-    u64 lbit;    // chunk bit where the lower bits start
-    u64 ubyte;   // chunk byte where the upper bits start
+    u64 fbyte;   // payload byte where the list (its forward pointers) starts
+    u64 lbit;    // payload bit where the lower bits start
+    u64 ubyte;   // payload byte where the upper bits start
     u32 ubytes;  // bytes of upper bits: ceil(((u >> l) + n) / 8), 0 for an empty list
     u32 n;       // ids in the list: the record's degree
     u32 l;       // low-bit width, <= 31 for 32-bit ids
@@ -117,30 +120,29 @@ struct EfList {
     u32 fw;      // bytes per forward pointer
 };
 
-// Local source i's list in the chunk whose index and payload start at chunk bytes ib and pb, as
-// kernels/cpu/ef.py's ef_neighbors finds it: record i = (offset, l, degree) at index bit
-// 64 + i (wo + wl + wd), the list ending at the next record's offset.
-__host__ __device__ __forceinline__ EfList ef_locate(const u32* w, i64 ib, i64 pb, i64 i) {
-    // The 8-byte preamble: index words 0 and 1 (ib is 8-byte aligned).
-    u32 p0 = w[(ib >> 2)], q = w[(ib >> 2) + 1];
+// Local source i's list, from the chunk's local index x (8-byte aligned), as kernels/cpu/ef.py's
+// ef_neighbors finds it: record i = (offset, l, degree) at index bit 64 + i (wo + wl + wd), the
+// list ending at the next record's offset.
+__host__ __device__ __forceinline__ EfList ef_locate(const u32* x, i64 i) {
+    // The 8-byte preamble: index words 0 and 1.
+    u32 p0 = x[0], q = x[1];
     u32 wo = p0 & 0xffu, wl = (p0 >> 8) & 0xffu, wd = (p0 >> 16) & 0xffu;
     // The four fields lie inside the index's packed bits (record i and offset_{i+1}, which
     // exists for every local source); ef_field reads at most one word past a field's first
-    // word unless the field reaches further, and a word past the index is the payload's first
-    // (at least 16 bytes whenever the chunk has an edge).
-    u64 rec = u64(ib + 8) * 8 + u64(i) * (wo + wl + wd);
-    u64 start = ef_field(w, rec, wo);
-    u32 l = u32(ef_field(w, rec + wo, wl));
-    u32 n = u32(ef_field(w, rec + wo + wl, wd));
-    u64 end = ef_field(w, rec + wo + wl + wd, wo);
+    // word unless the field reaches further, and 8 bytes follow the index.
+    u64 rec = 64 + u64(i) * (wo + wl + wd);
+    u64 start = ef_field(x, rec, wo);
+    u32 l = u32(ef_field(x, rec + wo, wl));
+    u32 n = u32(ef_field(x, rec + wo + wl, wd));
+    u64 end = ef_field(x, rec + wo + wl + wd, wo);
     u32 nf = (q != 0 && n >= q) ? n / q : 0;  // forward pointers
     u32 fw = n < 128u ? 1 : n < 32768u ? 2 : n < 0x80000000u ? 4 : 8;
     EfList L;
-    L.fbyte = u64(pb) + start;
+    L.fbyte = start;
     u64 lstart = L.fbyte + u64(nf) * fw;
     L.lbit = lstart * 8;
     L.ubyte = lstart + (u64(l) * n + 7) / 8;
-    L.ubytes = n ? u32(u64(pb) + end - L.ubyte) : 0;
+    L.ubytes = n ? u32(end - L.ubyte) : 0;
     L.n = n;
     L.l = l;
     L.q = q;
@@ -207,7 +209,7 @@ struct EfT {
             bool hit = lane_id() == 0 && for_each_lane<Stop>(g, c, v, lo, hi, visit);
             return Stop && __any_sync(FULL_MASK, hit);
         }
-        const u32* w = g.chunk(c);
+        const u32* w = g.payload(c);
         u32 a, b;
         const EfList L = locate(g, c, v, lo, hi, a, b);
         const EfSeek s = ef_seek(w, L, a);
@@ -261,7 +263,7 @@ struct EfT {
     // byte), so each word it loads starts inside the list.
     template <bool Stop, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        const u32* w = g.chunk(c);
+        const u32* w = g.payload(c);
         u32 a, b;
         const EfList L = locate(g, c, v, lo, hi, a, b);
         const EfSeek s = ef_seek(w, L, a);
@@ -280,8 +282,7 @@ struct EfT {
     // v's list in chunk c, and the ranks [a, b) that chunk positions [lo, hi) hold: the sub-list
     // starts at chunk position max(indptr[v] - c E, 0).
     __device__ static EfList locate(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, u32& a, u32& b) {
-        const i64 base = g.at(c, CHUNK_START);  // EfList's offsets count from the chunk's start
-        const EfList L = ef_locate(g.chunk(c), g.at(c, INDEX_START) - base, g.at(c, PAYLOAD_START) - base, v - g.at(c, FIRST_SRC));
+        const EfList L = ef_locate(g.index(c), v - g.at(c, FIRST_SRC));
         a = 0, b = u32(hi - lo);
         if (b != L.n) {
             i64 first = g.indptr[v] - c * g.chunk_edges;
