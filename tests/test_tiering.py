@@ -387,7 +387,7 @@ def test_rounds_hold_each_needed_chunk_once_with_its_bytes(sym, zero_copy):
             need = np.where(rng.random(n) < 0.6, rng.integers(1, layout[:, 2] + 1), 0)
             seen = np.zeros(n, int)
             aside = sched.steps_aside  # every chunk already on the device: one round, the whole table
-            for table in sched.rounds(lambda need=need: need):
+            for table in sched.rounds(lambda out, need=need: np.add(out, need, out=out)):
                 words = sched.words(np.uint8)
                 for c in np.flatnonzero(table[:, CHUNK_START] != ABSENT):
                     a = int(table[c, CHUNK_START])

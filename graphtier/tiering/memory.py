@@ -45,6 +45,9 @@ class CpuMemory:
     def host_address(self, slot: int) -> int:
         return self.device_bytes + slot * self.slot_bytes
 
+    def host_addresses(self, slots: np.ndarray) -> np.ndarray:
+        return self.device_bytes + slots * self.slot_bytes
+
     def host_view(self, slot: int) -> np.ndarray:
         a = self.host_address(slot)
         return self.buffer[a : a + self.slot_bytes]
@@ -100,6 +103,7 @@ class CudaMemory:
         self.slot_bytes = slot_bytes
         self.arena = cupy.empty(0, cupy.uint8)
         self._pinned: list = [None] * host_slots
+        self._pointers = np.zeros(host_slots, np.int64)  # of the pinned slots allocated so far
         self.copy_stream = cupy.cuda.Stream(non_blocking=True)
         table_bytes = n_chunks * 5 * 8
         self._staging = [self._pin(table_bytes) for _ in range(TABLE_RING)]
@@ -132,12 +136,17 @@ class CudaMemory:
     def host_address(self, slot: int) -> int:
         return self._host(slot)[0].ptr
 
+    def host_addresses(self, slots: np.ndarray) -> np.ndarray:
+        """Addresses of host slots that hold chunks (so are allocated)."""
+        return self._pointers[slots]
+
     def host_view(self, slot: int) -> np.ndarray:
         return self._host(slot)[1]
 
     def _host(self, slot: int):
         if self._pinned[slot] is None:
             self._pinned[slot] = self._pin(self.slot_bytes)
+            self._pointers[slot] = self._pinned[slot][0].ptr
         return self._pinned[slot]
 
     def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:

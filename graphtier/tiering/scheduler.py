@@ -111,7 +111,10 @@ class Scheduler:
         self.indptr = self.memory.array(indptr)
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.iterations: list[dict] = []
-        self._static = None  # (table, whether each chunk is read in place) while nothing moves
+        self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
+        self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
+        self._edge_bytes = self.memory.array(self.chunk_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
+        self._static = None  # (table, which chunks are read in place, slots) while nothing moves
 
     def _allocate(self, left: int, slot_bytes: int) -> DevicePlan:
         """The largest plan within ``left`` bytes that the device can give, halving the budget
@@ -161,11 +164,23 @@ class Scheduler:
     @property
     def steps_aside(self) -> bool:
         """Whether iterations are static: every chunk readable where it is, nothing to move."""
+        if self._static is not None:
+            return True
         if len(self.device) == self.n_chunks:
             return self.zero_copy != "always"
         if self.zero_copy == "never" or (self.zero_copy == "auto" and self.device.n_free):
             return False
         return len(self.device) + sum(c not in self.device for c in self.host.chunks()) == self.n_chunks
+
+    @property
+    def reads_in_place(self) -> bool:
+        """Whether kernels may read chunks from host memory (not every chunk is on the device)."""
+        return self.zero_copy != "never" and len(self.device) < self.n_chunks
+
+    @property
+    def edge_bytes(self) -> float:
+        """Stored bytes per edge: what reading one edge in place costs on the bus."""
+        return float(self.chunk_bytes.sum()) / max(1, int(self.layout[:, CHUNK_EDGES].sum()))
 
     @property
     def resident_bytes(self) -> int:
@@ -194,40 +209,44 @@ class Scheduler:
         """The GPU kernels' GRAPH_PARAMS for a round's table."""
         return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
 
-    def rounds(self, demand: Callable[[], object]) -> Iterator[object]:
+    def rounds(self, demand: Callable[[object], None]) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking
-        for the next); ``demand()`` gives the edges the iteration will read per chunk, as an array
-        of the memory's kind (``memory.xp``)."""
-        it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_pending": None}
+        for the next); ``demand(out)`` adds to ``out`` (zeros, one count per chunk, of the memory's
+        kind) the edges the iteration will read per chunk. Static iterations leave the counts
+        where they are, for ``take_stats``."""
+        it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
         self.iterations.append(it)
         if self.steps_aside:
             yield from self._static_round(it, demand)
         else:
-            self._static = None
-            yield from self._streamed_rounds(it, self.memory.to_numpy(demand()).astype(np.int64))
+            need = self._need_row()
+            demand(need)
+            yield from self._streamed_rounds(it, self.memory.to_numpy(need))
         for k in COUNTERS:
             self.totals[k] += it[k]
 
-    def _static_round(self, it: dict, demand: Callable[[], object]) -> Iterator[object]:
+    def _need_row(self):
+        """This iteration's row of demand counts, zeros (rows are zeroed again by take_stats)."""
+        i = len(self.iterations) - 1
+        if i >= len(self._needs):
+            grown = self.memory.xp.zeros((max(8, 2 * i), self.n_chunks), np.int64)
+            grown[: len(self._needs)] = self._needs
+            self._needs = grown
+        return self._needs[i]
+
+    def _static_round(self, it: dict, demand: Callable[[object], None]) -> Iterator[object]:
         if self._static is None:
             device = {c: self.device.slot(c) for c in self.device.chunks()}
             host = {c: self.host.slot(c) for c in self.host.chunks() if c not in self.device}
             in_place = np.zeros(self.n_chunks, bool)
             in_place[list(host)] = True
-            edges = self.layout[:, CHUNK_EDGES]
-            read_bytes = np.where(in_place, self.chunk_bytes / np.maximum(edges, 1), 0.0)  # bytes per edge read in place
-            arrays = (self._addressed(device, host), in_place, edges, read_bytes)
-            self._static = (*(self.memory.array(a) for a in arrays), device, host)
-        table, in_place, edges, read_bytes, device, host = self._static
+            self._static = (self.memory.array(self._addressed(device, host)), self.memory.array(in_place), device, host)
+        table, in_place, device, host = self._static
         if not host:  # the whole graph on the device: as the resident graph, nothing to count
             yield table
             return
-        need = demand()
-        xp = self.memory.xp
-        needed = need > 0
-        zero_copy = xp.count_nonzero(needed & in_place)
-        # counted where the demand is (the GPU), read back when a result asks for them
-        it["_pending"] = xp.stack([xp.count_nonzero(needed & ~in_place), zero_copy, zero_copy, xp.sum(xp.minimum(need, edges) * read_bytes)])
+        demand(self._need_row())  # counted on the device, for take_stats
+        it["_in_place"] = in_place
         start = self.memory.mark("compute")
         yield table
         self._fence(device, host, start, it)
@@ -345,10 +364,11 @@ class Scheduler:
     def _addressed(self, device: dict[int, int], host: dict[int, int]) -> np.ndarray:
         table = self.layout.copy()
         table[:, CHUNK_START] = ABSENT
-        for chunks, address in ((device, self._device_address), (host, self.memory.host_address)):
+        device_addresses = lambda slots: self.memory.device_base + self.plan.slots[slots]
+        for chunks, addresses in ((device, device_addresses), (host, self.memory.host_addresses)):
             if chunks:
                 rows = np.fromiter(chunks, np.int64, len(chunks))
-                base = np.fromiter((address(slot) for slot in chunks.values()), np.int64, len(chunks))
+                base = addresses(np.fromiter(chunks.values(), np.int64, len(chunks)))
                 table[rows, CHUNK_START] = base
                 table[rows, INDEX_START] += base
                 table[rows, PAYLOAD_START] += base
@@ -361,18 +381,29 @@ class Scheduler:
         """What moved since the last call, per iteration and in total (waits for the GPU to finish
         so that its events and counts can be read); the counters start again from zero."""
         self.memory.synchronize()
-        iterations = []
+        self._count_static()
         for it in self.iterations:
+            it.pop("_in_place", None)
             for key, start, end in it.pop("_marks"):
                 it[key] += self.memory.seconds(start, end)
-            pending = it.pop("_pending")
-            if pending is not None:
-                hits, zero_copy, host_hits, zc_bytes = self.memory.to_numpy(pending).tolist()
-                counts = {"device_hits": int(hits), "zero_copy_chunks": int(zero_copy), "host_hits": int(host_hits), "bytes_zero_copy": int(zc_bytes)}
-                for k, v in counts.items():
-                    it[k] += v
-                    self.totals[k] += v
-            iterations.append(it)
-        totals = self.totals
+        self._needs[: len(self.iterations)] = 0
+        iterations, totals = self.iterations, self.totals
         self.iterations, self.totals = [], dict.fromkeys(COUNTERS, 0)
         return {**totals, "iterations": iterations}
+
+    def _count_static(self) -> None:
+        """What the static iterations read, from their demand rows, in one pass on the device:
+        hits are needed chunks on the device; the rest were read in place from the host tier."""
+        rows = [i for i, it in enumerate(self.iterations) if it["_in_place"] is not None]
+        if not rows:
+            return
+        xp = self.memory.xp
+        need = self._needs[rows]
+        in_place = xp.stack([self.iterations[i].pop("_in_place") for i in rows])
+        needed = need > 0
+        counts = xp.stack([xp.count_nonzero(needed & ~in_place, axis=1), xp.count_nonzero(needed & in_place, axis=1), xp.sum(xp.minimum(need, self._edges) * self._edge_bytes * in_place, axis=1)], axis=1)
+        for i, (hits, zero_copy, read) in zip(rows, self.memory.to_numpy(counts).tolist()):
+            counted = {"device_hits": int(hits), "zero_copy_chunks": int(zero_copy), "host_hits": int(zero_copy), "bytes_zero_copy": int(read)}
+            for k, v in counted.items():
+                self.iterations[i][k] += v
+                self.totals[k] += v
