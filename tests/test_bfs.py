@@ -126,19 +126,3 @@ def test_device_auto_falls_back_with_one_message(tmp_path, monkeypatch, capsys):
     with pytest.raises(RuntimeError, match="device='cuda' but no CUDA device"):
         gt.bfs(g, 0, device="cuda")
 
-
-def test_direction_weighs_bus_bytes_when_edges_are_read_in_place():
-    """Beamer's rule pulls on a growing frontier with more than 1/14 of the unexplored edges; read
-    in place, a pull must also cost fewer bytes (64 per unvisited vertex) than the frontier's lists."""
-    from graphtier.engine.bfs import PROBE_BYTES, Direction
-
-    n, e = 1000, 100_000
-    in_memory = Direction("auto", True, n, e)
-    assert not in_memory.next(1, 10)
-    assert in_memory.next(10, 15_000)
-    by_bytes = Direction("auto", True, n, e, with_edges=n, edge_bytes=4.0)
-    assert not by_bytes.next(1, 10)
-    assert 999 * PROBE_BYTES > 15_000 * 4 and not by_bytes.next(10, 15_000)  # probes cost more: push
-    assert 989 * PROBE_BYTES < 40_000 * 4 and by_bytes.next(100, 40_000)  # the lists cost more: pull
-    assert by_bytes.next(200, 30_000)  # growing: keeps pulling, as Beamer's rule does
-    assert not by_bytes.next(10, 100) and by_bytes.pushes_on

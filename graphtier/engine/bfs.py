@@ -2,9 +2,7 @@
 
 Push levels expand the frontier through out-edges; when the frontier's edges outweigh what is left
 unexplored, pull levels let each unvisited vertex look for a parent among its in-neighbours instead,
-until the frontier shrinks again (Beamer et al.'s heuristic with GAP's constants). When edges are
-read in place over PCIe, bytes on the bus decide too: a pull makes every unvisited vertex read the
-start of its in-list, scattered; a push reads only the frontier's lists, whole. The CPU functors
+until the frontier shrinks again (Beamer et al.'s heuristic with GAP's constants). The CPU functors
 are below; the GPU's are in ``kernels/cuda/bfs.cu``, applied by the same operators there.
 """
 
@@ -32,11 +30,6 @@ HUB_EDGES = 2048  # as operators.cuh: a hub queue of E / HUB_EDGES + 1 entries a
 BATCH = 8  # levels launched per readback of frontier sizes when no direction decision needs them
 PULL_READS = 32  # in-edges a pull is expected to read per vertex (as operators.cuh), for the demand
 EVERY_EDGE = 1 << 62  # a push reads every out-edge of the frontier
-# Bytes a pull costs per unvisited vertex whose in-edges are read in place: two 32-byte sectors (its
-# list's start, and the rest of a short list). Measured on an H100 (benchmarks/results/ooc_bfs-*):
-# a kron22 pull over 2.5 M unvisited vertices from a frontier of 3,300 took 5.3 ms, ~100 bytes a
-# vertex at the zero-copy bandwidth, where pushing that frontier's lists reads far fewer.
-PROBE_BYTES = 64
 
 
 @njit
@@ -68,19 +61,15 @@ def unvisited(v, state):
 
 class Direction:
     """Beamer's switch: pull on a growing frontier whose edges exceed a fourteenth of those left
-    unexplored; keep pulling while it grows or holds more than V/24 vertices. With ``edge_bytes``
-    (edges read in place, at that many bytes each), start pulling only if the unvisited vertices'
-    probes (PROBE_BYTES each) cost fewer bytes than the frontier's edges."""
+    unexplored; keep pulling while it grows or holds more than V/24 vertices."""
 
-    def __init__(self, mode: str, optimize: bool, n_vertices: int, n_edges: int, with_edges: int | None = None, edge_bytes: float | None = None):
+    def __init__(self, mode: str, optimize: bool, n_vertices: int, n_edges: int):
         self.pulling = mode == "pull"
         self.optimize = optimize
         self.settled = False  # back to pushing after pulling: the frontier shrinks from here on
         self.n = n_vertices
         self.unexplored = n_edges
         self.previous = 0
-        self.unvisited = n_vertices if with_edges is None else with_edges  # that a pull would probe
-        self.edge_bytes = edge_bytes
 
     def next(self, frontier: int, frontier_edges: int) -> bool:
         """Whether to pull this level, given the frontier's size and out-edges."""
@@ -90,13 +79,9 @@ class Direction:
                 self.pulling = frontier >= self.previous or frontier > self.n / BETA
                 self.settled = not self.pulling
             else:
-                self.pulling = frontier > self.previous and frontier_edges > self.unexplored / ALPHA and self._fewer_bytes(frontier_edges)
-        self.unvisited -= frontier
+                self.pulling = frontier > self.previous and frontier_edges > self.unexplored / ALPHA
         self.previous = frontier
         return self.pulling
-
-    def _fewer_bytes(self, frontier_edges: int) -> bool:
-        return self.edge_bytes is None or self.unvisited * PROBE_BYTES < frontier_edges * self.edge_bytes
 
     @property
     def pushes_on(self) -> bool:
@@ -138,7 +123,7 @@ def bfs(
         raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
     s = graph.vertex(source)
     optimize = direction == "auto" and not graph.directed
-    policy = partial(Direction, direction, optimize, graph.n_vertices, graph.n_edges)
+    policy = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
     pulls = direction == "pull" or optimize
     budgets = Budgets.of(backend, device_memory, host_memory, zero_copy)
     levels = _cuda_levels if backend == "cuda" else _cpu_levels
@@ -156,14 +141,7 @@ def bfs(
     )
 
 
-def _direction(policy, graph: Graph, rev) -> Direction:
-    """The direction policy for in-edges read from ``rev``: by bytes too when it reads in place."""
-    if rev is None or not getattr(rev, "reads_in_place", False):
-        return policy()
-    return policy(graph.n_with_edges(graph.directed), rev.edge_bytes)
-
-
-def _cpu_levels(graph: Graph, s: int, policy, pulls: bool, budgets: Budgets, decoder: None) -> tuple[np.ndarray, np.ndarray, dict]:
+def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: Budgets, decoder: None) -> tuple[np.ndarray, np.ndarray, dict]:
     n = graph.n_vertices
     dist = np.full(n, -1, np.int32)
     parent = np.full(n, -1, np.int64)
@@ -174,7 +152,6 @@ def _cpu_levels(graph: Graph, s: int, policy, pulls: bool, budgets: Budgets, dec
     scratch = ops.scratch_for(graph.chunk_edges, graph.id_dtype)
     state = (dist, parent, queue, in_frontier, all_vertices, candidates, scratch)
     fwd, rev = budgets.sources(graph, pulls, sum(a.nbytes for a in state))
-    policy = _direction(policy, graph, rev)
     neighbors, word = NEIGHBORS[graph.format]
 
     t0 = time.perf_counter()
@@ -218,7 +195,7 @@ def _cpu_demand(source, vertices: np.ndarray, cap: int, out: np.ndarray) -> None
     ops.chunk_demand(vertices, source.indptr, source.chunk_edges, cap, out)
 
 
-def _cuda_levels(graph: Graph, s: int, policy, pulls: bool, budgets: Budgets, decoder: str | None) -> tuple[np.ndarray, np.ndarray, dict]:
+def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: Budgets, decoder: str | None) -> tuple[np.ndarray, np.ndarray, dict]:
     """The same level loop on the GPU. Frontier sizes stay on the device: kernels read theirs
     from ``sizes`` and write the next, so levels that need no direction decision are launched
     ``BATCH`` at a time when the graph is resident, and the host reads the sizes back once per
@@ -241,7 +218,6 @@ def _cuda_levels(graph: Graph, s: int, policy, pulls: bool, budgets: Budgets, de
     hubs = work.buffer("hubs", graph.n_edges // HUB_EDGES + 1, cupy.uint32)
     device_sizes = work.buffer("sizes", (64, 4), cupy.uint64)
     fwd, rev = budgets.sources(graph, pulls, work.nbytes)
-    policy = _direction(policy, graph, rev)
     grid, block = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,), (BLOCK,)
     source_edges = np.uint64(graph.indptr()[s + 1] - graph.indptr()[s])
 

@@ -65,11 +65,6 @@ class Graph:
             raise StoreError(f"{self.location}: indptr is inconsistent with {self.n_vertices} vertices and {n_edges} edges")
         return indptr
 
-    def n_with_edges(self, reverse: bool = False) -> int:
-        """Vertices with at least one edge (in-edge, for the reverse graph; a symmetric graph's
-        own): those a pull may have to probe."""
-        return self._once("n_with_edges", reverse, lambda: int(np.count_nonzero(np.diff(self.indptr(reverse)))))
-
     @functools.cached_property
     def perm(self) -> np.ndarray | None:
         """Original id of each vertex when the build relabelled or reordered, else None."""

@@ -12,16 +12,24 @@ The device region holds, after indptr and the round tables:
 An iteration is one of:
 
 - *static*: every chunk is readable where it already is: on the device, or in the pinned host
-  tier to be read in place, with no free device slot left to fill. One round, one cached table,
-  nothing moved and no demand read back (on the GPU its statistics stay on the device until a
-  result asks for them), so an algorithm can launch several iterations without waiting;
+  tier to be read in place (unless the device is still filling with a graph that fits it whole).
+  One round, one cached table, nothing moved and no demand read back (on the GPU its statistics
+  stay on the device until a result asks for them), so an algorithm can launch several
+  iterations without waiting;
 - *streamed*: the demand (edges per chunk, from a kernel over the frontier) is read back and
   split into rounds, every needed chunk present in exactly one: first the device hits and the
   chunks read in place (the iteration needs at most ZERO_COPY_SHARE of their edges), then the
   rest in batches of at most half the device slots, each copied from the host tier on the copy
-  stream while the previous round's kernels run. Free device slots take chunks that would be
-  read in place too: filling a free slot evicts nothing, and later iterations and queries find
-  the chunk there.
+  stream while the previous round's kernels run. With ``zero_copy="auto"`` an iteration copies
+  one batch at most (the most needed chunks) and reads the rest in place, however much of them it
+  needs.
+
+Why reading in place wins once the host tier holds the graph (measured, kron24 BFS at 10% of its
+CSR size on an H100, ``benchmarks/results/ooc_levels-*``): copying chunks into free device slots
+made single queries 1.2x to 2.6x slower than reading every chunk in place, and later queries no
+faster, since a BFS reads most edges once; every round after the first costs a pass of the
+kernels over the whole frontier. Copies pay when every chunk fits the device (it then holds the
+whole graph after one pass) and when the host tier cannot hold the graph.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
 Both tiers evict the least recently used chunk; hits go first, so the chunks an iteration loads
@@ -168,19 +176,9 @@ class Scheduler:
             return True
         if len(self.device) == self.n_chunks:
             return self.zero_copy != "always"
-        if self.zero_copy == "never" or (self.zero_copy == "auto" and self.device.n_free):
+        if self.zero_copy == "never" or (self.zero_copy == "auto" and self.plan.homes):
             return False
         return len(self.device) + sum(c not in self.device for c in self.host.chunks()) == self.n_chunks
-
-    @property
-    def reads_in_place(self) -> bool:
-        """Whether kernels may read chunks from host memory (not every chunk is on the device)."""
-        return self.zero_copy != "never" and len(self.device) < self.n_chunks
-
-    @property
-    def edge_bytes(self) -> float:
-        """Stored bytes per edge: what reading one edge in place costs on the bus."""
-        return float(self.chunk_bytes.sum()) / max(1, int(self.layout[:, CHUNK_EDGES].sum()))
 
     @property
     def resident_bytes(self) -> int:
@@ -260,12 +258,17 @@ class Scheduler:
         else:
             small = np.full(len(missing), self.zero_copy == "always")
         in_place, copies = missing[small].tolist(), missing[~small].tolist()
-        fill = self.device.n_free - len(copies)
-        if self.zero_copy == "auto" and fill > 0 and in_place:  # free slots: the most needed go there
-            moved = set(sorted(in_place, key=lambda c: -need[c])[:fill])
-            copies += [c for c in in_place if c in moved]
-            in_place = [c for c in in_place if c not in moved]
         batch = max(1, min(self.device.n_slots // 2, self.host.n_slots // 2))
+        if self.zero_copy == "auto":
+            # Every chunk fits the device: copy what is needed (it stays). Otherwise one batch of
+            # copies at most, the most needed first: each further batch would be another pass of
+            # the kernels over the whole frontier, its copies waiting for the previous pass
+            # (measured, kron24 on an H100: a level of 16 rounds took 715 ms, read in place 48).
+            if self.plan.homes:
+                copies, in_place = copies + in_place, []
+            else:
+                copies = sorted(copies, key=lambda c: -need[c])
+                copies, in_place = copies[:batch], copies[batch:] + in_place
         room = max(1, self.host.n_slots - (batch if copies else 0))
         it.update(device_hits=len(hits), device_misses=len(copies), zero_copy_chunks=len(in_place))
         for c in hits:

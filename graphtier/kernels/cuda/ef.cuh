@@ -166,6 +166,49 @@ __host__ __device__ __forceinline__ u32 ef_lower(const u32* w, const EfList& L, 
     return L.l ? ef_bits(w, L.lbit + u64(k) * L.l, L.l) : 0u;
 }
 
+// The lower bits of a list as the whole warp reads them, a 128-byte line at a time and each line
+// once: lane j holds words base + j (cur) and base + 32 + j (nxt) of the payload, lines aligned,
+// and each lane's field is put together from them with shuffles. Read in place over PCIe, every
+// line a load instruction touches crosses the bus: ef_lower's pair of loads per lane touches the
+// lines of 32 fields twice (measured, kron24 pushed in place on an H100: ef at 3x csr's time for
+// 0.55x its bytes). Only words [first, end) of the list are read (its bytes and the word after,
+// inside the payload's slack); the others read as 0.
+struct EfLowerWindow {
+    const u32* w;
+    i64 first, end;
+    i64 base;  // window start, in words from w; first < base + 64 never holds before the first use
+    u32 cur, nxt;
+
+    __device__ EfLowerWindow(const u32* w, const EfList& L)
+        : w(w), first(i64(L.fbyte >> 2)), end(i64((L.ubyte + L.ubytes + 3) >> 2) + 1), base(i64(L.fbyte >> 2) - 128), cur(0), nxt(0) {}
+
+    __device__ u32 load(i64 q) const { return q >= first && q < end ? w[q] : 0u; }
+
+    __device__ u32 word(i64 q) const {  // word base + q, 0 <= q < 64; every lane calls it
+        u32 c = __shfl_sync(FULL_MASK, cur, u32(q) & 31), n = __shfl_sync(FULL_MASK, nxt, u32(q) & 31);
+        return q & 32 ? n : c;
+    }
+
+    // Bits [bit, bit + width) for each lane, 1 <= width <= 31, where lane i's bit is bit0 + i width
+    // (bit0 is lane 0's): they span words q0 .. q0 + 32 at most, q0 = bit0 / 32, which the window
+    // holds once q0 - base < 32. Every lane calls it, with the same bit0.
+    __device__ u32 field(u64 bit0, u64 bit, u32 width) {
+        const i64 q0 = i64(bit0 >> 5);
+        if (q0 < base || q0 >= base + 64) {  // the first batch, or ranks skipped: load both lines
+            base = q0 - i64((u64(reinterpret_cast<u64>(w) >> 2) + u64(q0)) & 31);
+            cur = load(base + lane_id());
+            nxt = load(base + 32 + lane_id());
+        } else if (q0 >= base + 32) {  // slide by one line
+            base += 32;
+            cur = nxt;
+            nxt = load(base + 32 + lane_id());
+        }
+        const i64 q = i64(bit >> 5) - base;
+        const u32 lo = word(q), hi = word(q + 1);
+        return u32((((u64(hi) << 32) | lo) >> (bit & 31)) & ((u64(1) << width) - 1));
+    }
+};
+
 // Where a scan for rank a < n starts: at upper bit `bit` = 8 off + shift, with `done` ones (ranks
 // 0 .. done - 1) before it and zeros = 8 off - done (mod 2^32; the shift bits are masked off and
 // count as zeros). Rank 0 at bit 0, or, for a >= q, just after element i = j q - 1 of forward
@@ -215,6 +258,7 @@ struct EfT {
         const EfSeek s = ef_seek(w, L, a);
         const u32 lane = lane_id();
         u32 done = s.done, zeros = s.zeros;  // ones (ranks) and zeros of the upper bits before the round
+        EfLowerWindow lower(w, L);
         for (u32 off = s.off; done < b && off < L.ubytes; off += 128) {
             u32 nb = L.ubytes - off < 128 ? L.ubytes - off : 128;  // bytes in this round
             u32 nw = (nb + 3) / 4;                                  // words in this round
@@ -233,7 +277,7 @@ struct EfT {
             // Batches of 32 ones, from the one holding rank a to the one holding rank b - 1.
             for (u32 t = a > done ? (a - done) & ~31u : 0; t < total && done + t < b; t += 32) {
                 u32 e = t + lane, k = done + e;  // this lane's one, by rank within the round and in the list
-                u32 low = k >= a && k < b ? ef_lower(w, L, k) : 0u;
+                u32 low = L.l ? lower.field(L.lbit + u64(done + t) * L.l, L.lbit + u64(k) * L.l, L.l) : 0u;
                 // The word holding it: o = the number of lanes with incl <= e; the last probe
                 // that succeeded is incl[o - 1], the ones before word o.
                 u32 o = 0, before = 0;
