@@ -18,7 +18,8 @@ The host tier holds the whole graph (pinned) before timing, as in EMOGI's and EF
 ``ms`` is a single BFS that starts with an empty device cache (``Graph.evict_device``; the index
 arena stays, as it would on a graph in use); ``warm_ms`` the same sources again on the cache the
 previous queries left (in region 2 the whole graph is then on the device and the scheduler steps
-aside; in region 3 the slots hold what free slots were filled with). ``many`` runs 16 BFS from
+aside; in region 3 the slots hold the chunks earlier levels copied, the rest is read in place).
+``many`` runs 16 BFS from
 other sources one after another on one cache. ``first_wall_ms`` is the first query's wall time,
 with the store reads and validation that fill the host tier. Times are CUDA-event medians of the
 level loop (copies included: kernels wait for them). The transfer floor is the format's chunk

@@ -169,10 +169,11 @@ __host__ __device__ __forceinline__ u32 ef_lower(const u32* w, const EfList& L, 
 // The lower bits of a list as the whole warp reads them, a 128-byte line at a time and each line
 // once: lane j holds words base + j (cur) and base + 32 + j (nxt) of the payload, lines aligned,
 // and each lane's field is put together from them with shuffles. Read in place over PCIe, every
-// line a load instruction touches crosses the bus: ef_lower's pair of loads per lane touches the
-// lines of 32 fields twice (measured, kron24 pushed in place on an H100: ef at 3x csr's time for
-// 0.55x its bytes). Only words [first, end) of the list are read (its bytes and the word after,
-// inside the payload's slack); the others read as 0.
+// line a load instruction touches crosses the bus, and ef_lower's pair of loads per lane touches
+// the lines of 32 fields twice. (On an H100 its effect could not be told apart from the
+// scheduler's: benchmarks/results/ooc_bfs-nvidia-h100-2026-11-24-notes.md.) Only words
+// [first, end) of the list are read (its bytes and the word after, inside the payload's slack);
+// the others read as 0.
 struct EfLowerWindow {
     const u32* w;
     i64 first, end;
