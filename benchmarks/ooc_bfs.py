@@ -12,7 +12,13 @@ the scheduler's chunk tables) plus a chunk budget, in bytes of stored chunks, of
   through the scheduler (``zero_copy="never"``; "auto" would take the resident path at once);
 - ``region3-25``, ``region3-10``: 25% and 10% of the CSR size (neither fits);
 - ``zero-copy``: csr with ``zero_copy="always"``, no arena: every level's lists read in place from
-  mapped pinned host memory, 32 consecutive ids per warp (EMOGI's method, 4-byte edges).
+  mapped pinned host memory, 32 consecutive ids per warp (EMOGI's method, 4-byte edges);
+- ``*-push``: ``zero-copy`` and ``region3-25`` again with top-down BFS only, as EFG and EMOGI
+  ran theirs (every level reads all its frontier's edges), compared with each other.
+
+BFS is direction-optimizing elsewhere. Its pull levels read about two ids of each unvisited
+vertex's list, so they cost a sector of host memory per vertex whichever the format; in region 3
+the scheduler keeps every list's first id on the device (the heads) to skip most of those reads.
 
 The host tier holds the whole graph (pinned) before timing, as in EMOGI's and EFG's setting.
 ``ms`` is a single BFS that starts with an empty device cache (``Graph.evict_device``; the index
@@ -98,7 +104,7 @@ def bfs_runs(g: gt.Graph, sources: list[int], cold: bool, reference: dict, **bud
     return out
 
 
-def summarize(name: str, fmt: str, region: str, chunk_budget: int, g: gt.Graph, runs: list[dict], csr_bytes: int) -> dict:
+def summarize(name: str, fmt: str, region: str, direction: str, chunk_budget: int, g: gt.Graph, runs: list[dict], csr_bytes: int) -> dict:
     size = chunk_bytes(g)
     ms = float(np.median([r["ms"] for r in runs]))
     moved = float(np.median([r["h2d"] + r["zc"] for r in runs]))
@@ -107,6 +113,7 @@ def summarize(name: str, fmt: str, region: str, chunk_budget: int, g: gt.Graph, 
         "graph": name,
         "format": fmt,
         "region": region,
+        "direction": direction,
         "chunk_budget_mb": round(chunk_budget / 1e6, 1),
         "graph_mb": round(size / 1e6, 1),
         "csr_mb": round(csr_bytes / 1e6, 1),
@@ -164,19 +171,21 @@ def bench(name: str, graphs: dict[str, gt.Graph], sources: list[int], many: list
     host = {"host_memory": HOST}
     for fmt, g in graphs.items():
         size = chunk_bytes(g)
-        regions = [("resident", None, "auto")]
+        regions = [("resident", None, "auto", "auto")]
         if fmt == "csr":
-            regions.append(("zero-copy", 0, "always"))
+            regions.append(("zero-copy", 0, "always", "auto"))
         elif 1.1 * size < csr_bytes:  # the scheduler, not the resident path that "auto" would take
-            regions.append(("region2", int(1.1 * size), "never"))
-        regions += [("region3-25", csr_bytes // 4, "auto"), ("region3-10", csr_bytes // 10, "auto")]
-        for region, chunk_budget, zero_copy in regions:
-            budget = {} if chunk_budget is None else {"device_memory": state + chunk_budget, "zero_copy": zero_copy, **host}
+            regions.append(("region2", int(1.1 * size), "never", "auto"))
+        regions += [("region3-25", csr_bytes // 4, "auto", "auto"), ("region3-10", csr_bytes // 10, "auto", "auto")]
+        regions.append(("zero-copy-push", 0, "always", "push") if fmt == "csr" else ("region3-25-push", csr_bytes // 4, "auto", "push"))
+        for region, chunk_budget, zero_copy, direction in regions:
+            budget = {"direction": direction} | ({} if chunk_budget is None else {"device_memory": state + chunk_budget, "zero_copy": zero_copy, **host})
             first = bfs_runs(g, sources[:1], False, reference, **budget)  # compile, fill the host tier
             runs = bfs_runs(g, sources, True, reference, **budget)
             warm = bfs_runs(g, sources, False, reference, **budget)
-            rows.append(summarize(name, fmt, region, chunk_budget if chunk_budget is not None else size, g, runs, csr_bytes))
+            rows.append(summarize(name, fmt, region, direction, chunk_budget if chunk_budget is not None else size, g, runs, csr_bytes))
             rows[-1]["first_wall_ms"] = round(first[0]["wall_ms"], 1)
+            rows[-1]["first_index_mb"] = round(first[0]["index"] / 1e6, 1)  # indexes and heads, loaded once
             rows[-1]["warm_ms"] = round(float(np.median([r["ms"] for r in warm])), 2)
             rows[-1]["warm_pcie_mb"] = round(float(np.median([r["h2d"] + r["zc"] for r in warm])) / 1e6, 1)
             levels = "; ".join(f"{lv['direction']} {lv['frontier']}: {lv['seconds'] * 1e3:.2f} ms, {lv['rounds']} rounds, {lv['device_hits']} hits, {lv['zero_copy_chunks']} zc, {(lv['bytes_host_to_device']) / 1e6:.0f} MB copied" for lv in runs[-1]["levels"])
@@ -185,12 +194,12 @@ def bench(name: str, graphs: dict[str, gt.Graph], sources: list[int], many: list
                 seq = bfs_runs(g, many, False, reference, **budget)
                 many_rows.append({"graph": name, "format": fmt, "region": region, "first_ms": round(seq[0]["ms"], 2), "rest_median_ms": round(float(np.median([r["ms"] for r in seq[1:]])), 2), "first_h2d_mb": round(seq[0]["h2d"] / 1e6, 1), "rest_median_h2d_mb": round(float(np.median([r["h2d"] for r in seq[1:]])) / 1e6, 1), "rest_median_hits": int(np.median([r["hits"] for r in seq[1:]])), "queries": len(seq)})
                 print(many_rows[-1], flush=True)
-    base = next(x["ms"] for x in rows if x["format"] == "csr" and x["region"] == "zero-copy")
-    for row in rows:
+    base = {x["direction"]: x["ms"] for x in rows if x["format"] == "csr" and x["region"].startswith("zero-copy")}
+    for row in rows:  # each against zero-copy csr of its own direction; resident BFS optimizes direction
         resident = next(x["ms"] for x in rows if x["format"] == row["format"] and x["region"] == "resident")
-        row["vs_zero_copy_csr"] = round(base / row["ms"], 2)
+        row["vs_zero_copy_csr"] = round(base[row["direction"]] / row["ms"], 2)
         row["vs_resident"] = round(row["ms"] / resident, 2)
-        row["warm_vs_zero_copy_csr"] = round(base / row["warm_ms"], 2)
+        row["warm_vs_zero_copy_csr"] = round(base[row["direction"]] / row["warm_ms"], 2)
         row["warm_vs_resident"] = round(row["warm_ms"] / resident, 2)
         # region 3's second target: faster than zero-copy csr by 0.8 x (csr bytes / compressed bytes)
         row["zc_target"] = round(0.8 * row["csr_mb"] / row["graph_mb"], 2)
@@ -237,7 +246,7 @@ def main() -> None:
     print_table(many_rows, list(many_rows[0]))
     print_table(sweeps, list(sweeps[0]))
     print(f"pinned host-to-device copy on this machine: {meta['pinned_gbps']} GB/s")
-    print_table(rows, ["graph", "format", "region", "chunk_budget_mb", "graph_mb", "ms", "pcie_mb", "index_mb", "vs_floor", "vs_zero_copy_csr", "zc_target", "vs_resident", "warm_ms", "warm_vs_zero_copy_csr", "warm_vs_resident"])
+    print_table(rows, ["graph", "format", "region", "direction", "chunk_budget_mb", "graph_mb", "ms", "pcie_mb", "index_mb", "vs_floor", "vs_zero_copy_csr", "zc_target", "vs_resident", "warm_ms", "warm_vs_zero_copy_csr", "warm_vs_resident"])
     print(f"\nwrote {json_path} and {md_path}")
 
 

@@ -106,3 +106,13 @@ def kernel_distances(g, source: int) -> np.ndarray:
         found = ops.advance(queue[a:b], g.indptr, g.words(word), g.table, g.chunk_edges, neighbors, visit, state, queue[b:], scratch)
         a, b = b, b + found
     return dist
+
+
+def first_ids(g) -> np.ndarray:
+    """Every vertex's first neighbour in the store's order, as a scheduler's heads hold it (the id
+    dtype's largest value for a vertex with none)."""
+    indptr = g.indptr()
+    heads = np.full(g.n_vertices, np.iinfo(g.id_dtype).max, g.id_dtype)
+    listed = np.flatnonzero(np.diff(indptr))
+    heads[listed] = g.edges()[indptr[listed], 1]
+    return heads

@@ -30,7 +30,7 @@ from graphtier.tiering.resident import (
 from graphtier.tiering.scheduler import COUNTERS, INDEX_SLACK, Scheduler
 from graphtier.tiering.slots import SlotCache
 
-from .conftest import oracle_distances, reference_csr
+from .conftest import first_ids, oracle_distances, reference_csr
 
 FORMATS = ["csr", "log", "ef", "cgr"]
 CHUNK_EDGES = 2048
@@ -88,10 +88,15 @@ def index_bytes(g: gt.Graph, zero_copy: str, reverse: bool = False) -> int:
     return sum(h.payload_start + INDEX_SLACK for h in chunks.headers(range(chunks.n_chunks)))
 
 
+def heads_bytes(g: gt.Graph, zero_copy: str, pulls: bool = True) -> int:
+    """The heads, when chunks may be read in place and a BFS pulls: one id per vertex."""
+    return pad8(g.n_vertices * g.id_dtype.itemsize) if pulls and zero_copy != "never" else 0
+
+
 def device_memory_for(g: gt.Graph, slots: int, pulls: bool = True, zero_copy: str = "never") -> int:
     """The device_memory that leaves a (symmetric graph's) scheduler exactly ``slots`` slots (and
-    its index arena, where it keeps one)."""
-    return state_bytes(g, pulls) + fixed_bytes(g) + index_bytes(g, zero_copy) + slots * slot_bytes(g)
+    its index arena and heads, where it keeps them)."""
+    return state_bytes(g, pulls) + fixed_bytes(g) + index_bytes(g, zero_copy) + heads_bytes(g, zero_copy, pulls) + slots * slot_bytes(g)
 
 
 def build_symmetric(path, fmt: str, seed: int = 7):
@@ -173,14 +178,15 @@ def check_accounting(r: gt.BFSResult, moved: dict, device_memory: int, host_memo
 
 
 def check_scheduler_counters(r: gt.BFSResult, sizes: np.ndarray, zero_copy: str, moved: dict, index_total: int) -> None:
-    """What a streamed run's counters must satisfy given the chunk sizes and the index arena's."""
+    """What a streamed run's counters must satisfy given the chunk sizes and the sizes of the index
+    arena and the heads (``index_total``)."""
     s = r.stats
     lo, hi = int(sizes.min()), int(sizes.max())
     chunk_bytes = s["bytes_host_to_device"] - s["bytes_index_to_device"]
     assert s["host_misses"] == moved["reads"]
-    assert s["device_misses"] <= moved["copies"] <= s["device_misses"] + s["host_misses"]  # and index copies
+    assert s["device_misses"] <= moved["copies"] <= s["device_misses"] + 2 * s["host_misses"]  # and index and heads copies
     assert lo * s["device_misses"] <= chunk_bytes <= hi * s["device_misses"]
-    assert 0 <= s["bytes_index_to_device"] <= index_total  # each index loaded at most once
+    assert 0 <= s["bytes_index_to_device"] <= index_total  # each index and head loaded at most once
     assert (lo + 4) * s["host_misses"] <= s["bytes_store_read"] <= (hi + 4) * s["host_misses"]
     for it in s["iterations"]:
         # every chunk that goes through the host tier was either copied or read in place, once
@@ -210,17 +216,20 @@ def test_every_budget_same_result_and_bytes(sym, moved, zero_copy):
             r = run(sym, moved, device_memory=D, host_memory=H, zero_copy=zero_copy)
             check_result(sym, r)
             check_accounting(r, moved, D, H)
-            src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy=zero_copy)
+            src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy=zero_copy, heads=True)
             if not isinstance(src, Scheduler):  # the whole graph fit both budgets
                 assert zero_copy == "auto" and g.resident_size() <= min(D - state, H)
                 assert r.stats["rounds"] == 0 and r.stats["bytes_host_to_device"] == 0
                 continue
             streamed += 1
-            assert src.device.n_slots == (0 if zero_copy == "always" else k), "device_memory_for gave another slot count"
+            homes = zero_copy != "always" and sum(pad8(int(b)) for b in sizes) <= D - state - fixed_bytes(g)
+            assert src.plan.homes == homes  # every chunk at a place of its own, if they all fit
+            assert src.device.n_slots == (n if homes else 0 if zero_copy == "always" else k), "device_memory_for gave another slot count"
             assert src.host.n_slots == h
             assert (src.plan.index is not None) == (index_bytes(g, zero_copy) > 0 and not src.plan.homes)
+            assert (src.plan.heads is not None) == (heads_bytes(g, zero_copy) > 0 and not src.plan.homes)
             assert src.memory.bytes_copied == r.stats["bytes_host_to_device"]  # a fresh scheduler per budget
-            check_scheduler_counters(r, sizes, zero_copy, moved, index_bytes(g, zero_copy))
+            check_scheduler_counters(r, sizes, zero_copy, moved, index_bytes(g, zero_copy) + heads_bytes(g, zero_copy))
             if h == n:  # nothing leaves the host tier: each chunk is read from the store at most once
                 assert r.stats["host_misses"] <= n and r.stats["bytes_store_read"] <= int(sizes.sum()) + 4 * n
             if k == n and zero_copy == "never":  # nothing leaves the device tier either
@@ -252,7 +261,7 @@ def test_smallest_budgets_are_exact(sym):
         r = gt.bfs(g, s, device="cpu", device_memory=D, host_memory=H)
         np.testing.assert_array_equal(r.distances, sym.resident.distances)
         assert r.stats["device_peak_bytes"] <= D and r.stats["host_peak_bytes"] <= H
-        src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy="auto")
+        src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy="auto", heads=True)
         assert isinstance(src, Scheduler) != resident, (D - state, H, rs)
     # pushing only needs less vertex state
     push_least = state_bytes(g, pulls=False) + fixed_bytes(g) + slot
@@ -303,7 +312,7 @@ def test_directed_every_budget(directed, moved, direction):
                 check_accounting(r, moved, D, H)
                 assert {lvl["direction"] for lvl in r.stats["iterations"]} == {direction}
                 for rev in parts:
-                    src = g.source("cpu", reverse=rev, chunk_budget=(D - state) // shares, host_budget=H // shares, zero_copy=zero_copy)
+                    src = g.source("cpu", reverse=rev, chunk_budget=(D - state) // shares, host_budget=H // shares, zero_copy=zero_copy, heads=rev)
                     if isinstance(src, Scheduler):  # the index arena, where there is one, takes slots
                         assert src.device.n_slots >= (min(k, n_chunks(g, rev)) if zero_copy == "never" else 0 if zero_copy == "always" else 1)
                         assert src.host.n_slots >= min(h, n_chunks(g, rev))
@@ -347,7 +356,7 @@ def test_every_chunk_on_device_steps_aside(sym, moved):
     first = run(case, moved, **budget)
     check_result(case, first)
     check_accounting(first, moved, budget["device_memory"], budget["host_memory"])
-    sched = g.source("cpu", chunk_budget=budget["device_memory"] - state_bytes(g, True), host_budget=n * slot, zero_copy="never")
+    sched = g.source("cpu", chunk_budget=budget["device_memory"] - state_bytes(g, True), host_budget=n * slot, zero_copy="never", heads=True)
     assert isinstance(sched, Scheduler)
     reached_chunks = len(sched.device)
     assert 0 < first.stats["device_misses"] == reached_chunks  # each loaded once, none evicted
@@ -542,17 +551,27 @@ def fresh(case: Case) -> Case:
     return Case(gt.open(case.g.location), case.ref, case.source, case.resident)
 
 
+def heads_copied(g: gt.Graph) -> int:
+    """Bytes of heads a scheduler copies once every chunk has been validated: those of every vertex
+    from its chunk's first source on (the empty lists between a chunk's first source and the next
+    chunk's included)."""
+    indptr, e = g.indptr(), g.chunk_edges
+    headers = g.chunks().headers(range(n_chunks(g)))
+    owners = sum(int(np.searchsorted(indptr, e * c + h.n_edges)) - max(int(np.searchsorted(indptr, e * c)), h.first_src) for c, h in enumerate(headers))
+    return owners * g.id_dtype.itemsize
+
+
 def scheduler_of(g: gt.Graph, device_memory: int, host_memory: int, zero_copy: str) -> Scheduler:
-    src = g.source("cpu", chunk_budget=device_memory - state_bytes(g, pulls=True), host_budget=host_memory, zero_copy=zero_copy)
+    src = g.source("cpu", chunk_budget=device_memory - state_bytes(g, pulls=True), host_budget=host_memory, zero_copy=zero_copy, heads=True)
     assert isinstance(src, Scheduler)
     return src
 
 
 def test_indexes_load_once_then_rounds_are_static(sym, moved):
-    """Reading in place: each chunk's header and index go to the device once, with the chunk's
-    first trip to the host tier (formats whose kernels read indexes only); once the host tier
-    holds every chunk, each iteration is one static round that moves nothing, and counts what it
-    reads in place as the streamed rounds did."""
+    """Reading in place: each chunk's header and index (formats whose kernels read indexes only)
+    and the heads of its lists go to the device once, with the chunk's first trip to the host
+    tier; once the host tier holds every chunk, each iteration is one static round that moves
+    nothing, and counts what it reads in place as the streamed rounds did."""
     case = fresh(sym)
     g = case.g
     n = n_chunks(g)
@@ -564,21 +583,30 @@ def test_indexes_load_once_then_rounds_are_static(sym, moved):
     sched = scheduler_of(g, D, H, "always")
     assert len(sched.host) == n and sched.steps_aside
     s = first.stats
+    heads = heads_copied(g)
     if g.codec.kernels_read_index:
         spans = [min(sched.layout[c, 2] + INDEX_SLACK, sched.chunk_bytes[c]) for c in range(n)]
-        assert sched.indexed.all() and s["bytes_index_to_device"] == sum(spans) == s["bytes_host_to_device"]
-        assert moved["copies"] == n
+        assert sched.indexed.all() and s["bytes_index_to_device"] == sum(spans) + heads == s["bytes_host_to_device"]
+        assert moved["copies"] == 2 * n
     else:
-        assert sched.plan.index is None and s["bytes_host_to_device"] == 0 and moved["copies"] == 0
+        assert sched.plan.index is None and s["bytes_index_to_device"] == heads == s["bytes_host_to_device"]
+        assert moved["copies"] == n
+    assert sched.headed.all()
+    np.testing.assert_array_equal(sched.heads, first_ids(g))  # every list's first id, the rest unknown
     second = run(case, moved, **budget)
     check_result(case, second)
     check_accounting(second, moved, D, H)
     t = second.stats
     assert t["bytes_host_to_device"] == t["bytes_store_read"] == moved["copies"] == 0
     assert [it["rounds"] for it in t["iterations"]] == [1] * t["levels"]
-    for a, b in zip(s["iterations"], t["iterations"]):  # same source, same demand
-        assert a["zero_copy_chunks"] == b["zero_copy_chunks"] == b["host_hits"] and b["device_hits"] == 0
-        assert abs(a["bytes_zero_copy"] - b["bytes_zero_copy"]) <= 1
+    for a, b in zip(s["iterations"], t["iterations"]):  # same source: the same pushes; pulls find the heads now
+        assert b["zero_copy_chunks"] == b["host_hits"] and b["device_hits"] == 0
+        if a["direction"] == "push":
+            assert a["zero_copy_chunks"] == b["zero_copy_chunks"] and abs(a["bytes_zero_copy"] - b["bytes_zero_copy"]) <= 1
+        else:
+            assert b["bytes_zero_copy"] <= a["bytes_zero_copy"]
+    pulled = [(a["bytes_zero_copy"], b["bytes_zero_copy"]) for a, b in zip(s["iterations"], t["iterations"]) if a["direction"] == "pull"]
+    assert pulled and sum(b for _, b in pulled) < sum(a for a, _ in pulled)
 
 
 def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
@@ -589,8 +617,9 @@ def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
     case = fresh(sym)
     g = case.g
     n, slot = n_chunks(g), slot_bytes(g)
-    k = n // 2
-    D, H = device_memory_for(g, k, zero_copy="auto"), n * slot
+    sizes = sum(pad8(int(b)) for b in chunk_sizes(g))
+    k = next(k for k in range(n // 2, 0, -1) if device_memory_for(g, k, zero_copy="auto") < state_bytes(g, pulls=True) + fixed_bytes(g) + sizes)
+    D, H = device_memory_for(g, k, zero_copy="auto"), n * slot  # the chunks do not fit whole
     first = run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
     check_result(case, first)
     check_accounting(first, moved, D, H)
@@ -609,7 +638,6 @@ def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
     # every chunk fits at its own place: the device fills, then the scheduler steps aside
     case = fresh(sym)
     g = case.g
-    sizes = sum(pad8(int(b)) for b in chunk_sizes(g))
     D = state_bytes(g, pulls=True) + fixed_bytes(g) + sizes
     run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
     sched = scheduler_of(g, D, H, "auto")

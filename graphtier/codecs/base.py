@@ -77,10 +77,15 @@ class GraphChunkCodec(Codec):
         Returns the header and the sub-list offsets, which the caller checks against ``indptr``:
         a kernel decoding one sub-list then finds exactly the edges ``indptr`` promises.
         """
+        header, offsets, _ = self.checked_lists(buf, n_vertices)
+        return header, offsets
+
+    def checked_lists(self, buf, n_vertices: int) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
+        """``check``, returning the decoded sub-lists too: (header, offsets, dst)."""
         header, offsets, dst = self._lists(buf)
         if header.n_edges and (header.last_src >= n_vertices or int(dst.max()) >= n_vertices):
             raise CorruptChunkError(f"chunk holds a vertex id at or above the graph's {n_vertices} vertices")
-        return header, offsets
+        return header, offsets, dst
 
     def _lists(self, buf) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
         data = ensure_contiguous_ndarray(buf).view(np.uint8).ravel()

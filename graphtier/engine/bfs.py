@@ -168,13 +168,22 @@ def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: B
             in_frontier[frontier] = True
             todo = candidates[: ops.filter(all_vertices, unvisited, (dist,), candidates)]
             n_next = 0
-            for table in rev.rounds(partial(_cpu_demand, rev, todo, PULL_READS)):
-                done = np.zeros(len(todo), np.bool_)
-                ops.advance_pull(todo, rev.indptr, rev.words(word), table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
+
+            def adopted(done: np.ndarray) -> np.ndarray:  # queues the vertices done; the rest
+                nonlocal n_next
                 found = todo[done]
                 queue[b + n_next : b + n_next + len(found)] = found
                 n_next += len(found)
-                todo = todo[~done]
+                return todo[~done]
+
+            if rev.heads is not None:  # first in-neighbours kept on the device: no list read
+                done = np.zeros(len(todo), np.bool_)
+                ops.pull_heads(todo, rev.heads, adopt, (dist, parent, in_frontier), done)
+                todo = adopted(done)
+            for table in rev.rounds(partial(_cpu_demand, rev, todo, PULL_READS)):
+                done = np.zeros(len(todo), np.bool_)
+                ops.advance_pull(todo, rev.indptr, rev.words(word), table, rev.chunk_edges, neighbors, adopt, (dist, parent, in_frontier), done, scratch)
+                todo = adopted(done)
             in_frontier[frontier] = False
         else:
             n_next = 0
@@ -209,7 +218,7 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: 
     if graph.id_dtype != np.uint32:
         raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {graph.id_dtype} ids")
     kernel = {k: function("bfs.cu", KERNELS, k, graph.format, decoder) for k in KERNELS}
-    init, to_bitmap, push_demand, pull_demand = (function("bfs.cu", KERNELS, k) for k in ("bfs_init", "queue_to_bitmap", "push_demand", "bfs_pull_demand"))
+    init, to_bitmap, pull_heads, push_demand, pull_demand = (function("bfs.cu", KERNELS, k) for k in ("bfs_init", "queue_to_bitmap", "bfs_pull_heads", "push_demand", "bfs_pull_demand"))
     n = graph.n_vertices
     work = graph.workspace()
     dist, parent = work.buffer("dist", n, cupy.int32)[:n], work.buffer("parent", n, cupy.int64)[:n]
@@ -242,6 +251,8 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: 
             state = (device_sizes, dist, parent, np.int32(level))
             if pulling:
                 to_bitmap(grid, block, (queue, device_sizes[level], bitmap))
+                if rev.heads is not None:  # first in-neighbours kept on the device: no list read
+                    pull_heads(grid, block, (rev.heads, rev.indptr, np.int64(n), bitmap, next_queue, *state))
                 for table in rev.rounds(partial(demand, rev, pull_demand, (np.int64(n), dist))):
                     kernel["bfs_pull"](grid, block, (*rev.params(table), bitmap, next_queue, *state))
                 bitmap.fill(0)

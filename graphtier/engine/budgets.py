@@ -31,16 +31,19 @@ class Budgets:
 
     def sources(self, graph: Graph, pulls: bool, state_bytes: int) -> tuple:
         """(out-edges, in-edges or None) under the device memory the vertex state leaves; a
-        directed graph that pulls splits both budgets between the graph and its reverse."""
+        directed graph that pulls splits both budgets between the graph and its reverse. The
+        in-edges keep their heads on the device where chunks are read in place."""
         left = self.device - state_bytes
         if left <= 0:
             raise ValueError(f"device_memory ({self.device:,} bytes) does not hold the vertex state ({state_bytes:,} bytes) of {graph.location}")
         both = pulls and graph.directed
         split = {"chunk_budget": left // (1 + both), "host_budget": self.host // (1 + both), "zero_copy": self.zero_copy}
-        fwd = graph.source(self.backend, **split)
         if not pulls:
-            return fwd, None
-        return fwd, graph.source(self.backend, reverse=True, **split) if both else fwd
+            return graph.source(self.backend, **split), None
+        if not both:
+            fwd = graph.source(self.backend, heads=True, **split)
+            return fwd, fwd
+        return graph.source(self.backend, **split), graph.source(self.backend, reverse=True, heads=True, **split)
 
     def report(self, levels: list[dict], fwd, rev, state_bytes: int) -> dict:
         """Bytes moved per tier, in total and per level (``iterations``), and the peaks, taken

@@ -122,14 +122,15 @@ class Graph:
 
         return self._once("resident_size", reverse, size)
 
-    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto"):
+    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
         """What kernels traverse under these budgets: the resident graph when it fits both (the
-        scheduler steps aside), else a scheduler streaming its chunks through the tiers. Kept for
-        the next call with the same budgets, so that a device cache lasts across queries."""
+        scheduler steps aside), else a scheduler streaming its chunks through the tiers, keeping
+        every list's first id on the device with ``heads`` (for pulls). Kept for the next call
+        with the same arguments, so that a device cache lasts across queries."""
         if zero_copy == "auto" and self.resident_size(reverse) <= min(chunk_budget, host_budget):
             return self.on_device(reverse) if backend == "cuda" else self.resident(reverse)
-        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy)
-        return self._once(key, reverse, lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy))
+        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, heads)
+        return self._once(key, reverse, lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy, heads))
 
     def evict_device(self) -> None:
         """Forget the chunks held in device tiers (host tiers keep theirs): the next query starts

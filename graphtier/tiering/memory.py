@@ -1,7 +1,8 @@
 """Where the tiers' slots live and how bytes move between them: a GPU, or the CPU standing in for one.
 
 The scheduler sees one interface: a device region it lays out itself (chunk slots, the index
-arena), host slot addresses, an asynchronous host-to-device copy that waits for a fence, marks
+arena, list heads), host slot addresses, an asynchronous host-to-device copy (from a host slot or
+from an array) that waits for a fence, marks
 (events) on the copy and compute streams, the upload of a round's chunk table, and the array
 module (``xp``) of the device, for statistics that stay there. ``CudaMemory`` does this with CuPy:
 a device arena, mapped pinned host slots that kernels can also read in place, a copy stream beside
@@ -51,9 +52,17 @@ class CpuMemory:
         a = self.host_address(slot)
         return self.buffer[a : a + self.slot_bytes]
 
-    def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:
-        self.buffer[dst : dst + nbytes] = self.buffer[src : src + nbytes]
+    def copy(self, dst: int, src, nbytes: int, after=None) -> None:
+        """``nbytes`` to device address ``dst`` from host address ``src``, or from an array."""
+        self.buffer[dst : dst + nbytes] = src.view(np.uint8)[:nbytes] if isinstance(src, np.ndarray) else self.buffer[src : src + nbytes]
         self.bytes_copied += nbytes
+
+    def fill_device(self, offset: int, nbytes: int, value: int) -> None:
+        self.buffer[offset : offset + nbytes] = value
+
+    def device_view(self, offset: int, count: int, dtype) -> np.ndarray:
+        """``count`` items of ``dtype`` of the device region from byte ``offset``."""
+        return self.buffer[offset : offset + count * np.dtype(dtype).itemsize].view(dtype)
 
     def mark(self, stream: str) -> float:
         return time.perf_counter()
@@ -108,6 +117,7 @@ class CudaMemory:
         self._tables = [cupy.empty(n_chunks * 5, cupy.int64) for _ in range(TABLE_RING)]
         self._uploaded = [None] * TABLE_RING
         self._round = 0
+        self._sources: list = []  # (event, array): arrays being copied from, kept until copied
 
     def allocate_device(self, nbytes: int) -> bool:
         """The device region (chunk slots, index arena) in one allocation; False when the GPU
@@ -147,10 +157,23 @@ class CudaMemory:
             self._pointers[slot] = self._pinned[slot][0].ptr
         return self._pinned[slot]
 
-    def copy(self, dst: int, src: int, nbytes: int, after=None) -> None:
+    def copy(self, dst: int, src, nbytes: int, after=None) -> None:
+        """``nbytes`` to device address ``dst`` from host address ``src``, or from an array (held
+        until the copy is done: CUDA may read pageable memory after the call returns)."""
         if after is not None:
             self.copy_stream.wait_event(after)
-        self.cupy.cuda.runtime.memcpyAsync(dst, src, nbytes, HOST_TO_DEVICE, self.copy_stream.ptr)
+        array = isinstance(src, np.ndarray)
+        self.cupy.cuda.runtime.memcpyAsync(dst, src.ctypes.data if array else src, nbytes, HOST_TO_DEVICE, self.copy_stream.ptr)
+        if array:
+            self._sources = [(e, a) for e, a in self._sources if not e.done] + [(self.mark("copy"), src)]
+
+    def fill_device(self, offset: int, nbytes: int, value: int) -> None:
+        """Bytes of the device region set to ``value`` before any later copy (it waits)."""
+        self.arena[offset : offset + nbytes].fill(value)
+        self.cupy.cuda.get_current_stream().synchronize()
+
+    def device_view(self, offset: int, count: int, dtype):
+        return self.arena[offset : offset + count * np.dtype(dtype).itemsize].view(dtype)
 
     def mark(self, stream: str):
         event = self.cupy.cuda.Event()

@@ -33,6 +33,7 @@ class ResidentGraph:
     id_dtype: np.dtype
     unreported: dict = field(default_factory=dict)  # the load, until a result reports it
     steps_aside = True
+    heads = None  # every list is in memory: nothing to check before reading it
 
     def rounds(self, demand=None):
         """Every chunk is here: one round, the whole table."""
@@ -78,14 +79,15 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndar
         raise CorruptChunkError("sub-list lengths disagree with indptr", array=store.name, chunk=c)
 
 
-def validated(store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ChunkHeader:
-    """Chunk ``c``'s header, once its bytes have passed every check a kernel relies on."""
+def validated(store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
+    """Chunk ``c``'s header and decoded sub-lists (offsets, dst), once its bytes have passed every
+    check a kernel relies on."""
     try:
-        h, offsets = codec.check(blob, n_vertices)
+        h, offsets, dst = codec.checked_lists(blob, n_vertices)
     except CorruptChunkError as e:
         raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
     check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
-    return h
+    return h, offsets, dst
 
 
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ResidentGraph:
@@ -93,7 +95,7 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
     table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
     offset = 0
     for c, blob in enumerate(blobs):
-        h = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
+        h, _, _ = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
         offset += pad8(len(blob))
     arena = np.zeros(offset, np.uint8)

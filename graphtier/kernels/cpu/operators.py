@@ -11,6 +11,8 @@ tiering scheduler presents each chunk in exactly one round of an iteration).
   that applies the functor to each id as it decodes it.
 - ``advance_pull``: for each candidate ``u``, scan its in-edges (the reverse graph);
   ``functor(u, v, state)`` returning True means "done with u" and puts ``u`` in the output.
+  ``pull_heads`` does the same with each candidate's first in-neighbour alone, where the tiering
+  scheduler keeps those on the device (``heads``), before ``advance_pull`` reads any list.
 - ``filter``: keep the vertices for which ``predicate(v, state)`` holds.
 - ``compute``: apply ``fn(v, state)`` to every vertex of a set.
 """
@@ -93,6 +95,16 @@ def advance_pull(candidates, indptr, words, table, chunk_edges, neighbors, funct
                         break
             lo = end
         done[i] = found
+
+
+@njit(parallel=True)
+def pull_heads(candidates, heads, functor, state, done):
+    """Marks ``done[i]`` where ``functor(u, heads[u], state)`` finished candidate ``u``; heads at or
+    above the vertex count are unknown (no list, or its chunk not validated yet)."""
+    for i in prange(len(candidates)):
+        u = candidates[i]
+        v = heads[u]
+        done[i] = v < len(heads) and functor(u, v, state)
 
 
 @njit

@@ -68,6 +68,10 @@ __global__ void bfs_pull(GRAPH_PARAMS, const u32* frontier_bits, u32* out, Level
     advance_pull<Format>(GRAPH_ARGS, out, sizes + level + 1, Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
 }
 
+extern "C" __global__ void bfs_pull_heads(const u32* heads, const i64* indptr, i64 n_vertices, const u32* frontier_bits, u32* out, LevelSizes* sizes, int* dist, i64* parent, int level) {
+    pull_heads(heads, indptr, n_vertices, out, sizes + level + 1, Unvisited{dist}, InFrontier{frontier_bits}, Adopt{dist, parent, level + 1});
+}
+
 // The in-edges that a pull level may read: those of unvisited vertices.
 extern "C" __global__ void bfs_pull_demand(const i64* indptr, i64 chunk_edges, i64 n_vertices, const int* dist, u64* demand) {
     pull_demand(indptr, chunk_edges, n_vertices, Unvisited{dist}, demand);

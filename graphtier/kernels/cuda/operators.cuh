@@ -171,6 +171,27 @@ __device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted 
     warp_add(&next->edges, adopted_edges);
 }
 
+// Pull from the heads, before advance_pull: where the tiering scheduler keeps every vertex's first
+// in-neighbour on the device (heads[u]; n_vertices or more: unknown), each u with wanted(u) whose
+// head passes parent(u, v) is adopted without its list being read (so advance_pull, which asks
+// wanted(u) again, skips it). Adopted vertices are appended to `out` as in advance_pull.
+template <class Wanted, class Parent, class Adopt>
+__device__ void pull_heads(const u32* heads, const i64* indptr, i64 n_vertices, u32* out, LevelSizes* next, Wanted wanted, Parent parent, Adopt adopt) {
+    u64 adopted_edges = 0;
+    for (i64 base = global_warp() * 32; base < n_vertices; base += warp_count() * 32) {
+        i64 m = base + lane_id();
+        u32 u = u32(m);
+        bool todo = m < n_vertices && wanted(u);
+        u32 v = todo ? heads[m] : 0;
+        if (todo && v < n_vertices && parent(u, v)) {
+            adopt(u, v);
+            append(out, &next->frontier, u);
+            adopted_edges += indptr[m + 1] - indptr[m];
+        }
+    }
+    warp_add(&next->edges, adopted_edges);
+}
+
 // Demand: how many edges of each chunk a level will read, so that the scheduler can bring the
 // chunks it needs (or read them in place). Every chunk holding an edge of a vertex gets at least
 // one, so that none is left out; after `cap` edges of a list the rest count one per chunk.

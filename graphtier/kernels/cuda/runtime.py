@@ -84,6 +84,7 @@ class DeviceGraph:
     host_bytes: int  # the resident graph kept in host memory
     unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
     steps_aside = True
+    heads = None  # every list is on the device: nothing to check before reading it
 
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
