@@ -16,7 +16,7 @@ the scheduler's chunk tables) plus a chunk budget, in bytes of stored chunks, of
 - ``*-push``: ``zero-copy`` and ``region3-25`` again with top-down BFS only, as EFG and EMOGI
   ran theirs (every level reads all its frontier's edges), compared with each other.
 
-BFS is direction-optimizing elsewhere. Its pull levels read about two ids of each unvisited
+BFS is direction-optimizing elsewhere. Its pull levels read one or two ids of each unvisited
 vertex's list, so they cost a sector of host memory per vertex whichever the format; in region 3
 the scheduler keeps every list's first id on the device (the heads) to skip most of those reads.
 

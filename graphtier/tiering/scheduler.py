@@ -10,7 +10,7 @@ The device region holds, after indptr and the round tables:
   in-neighbour, one id each, taken from the chunk the first time it is validated. A pull level
   checks them before any list: on a Kronecker graph the first in-neighbour is a parent for most
   vertices (kron22: 66-87% at the first pull level, 99% at the next), and a pull otherwise reads
-  about two ids of each list, so it touches a 32-byte sector of host memory per vertex whatever
+  one or two ids of each list, so it touches a 32-byte sector of host memory per vertex whatever
   the format's compression;
 - *slots* for whole chunks: equal slots as large as the largest chunk, least recently used out;
   or, when the budget holds every chunk, one slot per chunk at its own place (nothing evicted).
