@@ -120,7 +120,7 @@ class CudaMemory:
         self._sources: list = []  # (event, array): arrays being copied from, kept until copied
 
     def allocate_device(self, nbytes: int) -> bool:
-        """The device region (chunk slots, index arena) in one allocation; False when the GPU
+        """The device region (chunk slots, index arena, heads) in one allocation; False when the GPU
         cannot give that much."""
         try:
             self.arena = self.cupy.empty(nbytes, self.cupy.uint8)

@@ -73,7 +73,7 @@ ZERO_COPY = ("auto", "always", "never")
 INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
 COUNTERS = (
     "bytes_store_read",
-    "bytes_host_to_device",  # every byte copied to the device, chunks and indexes
+    "bytes_host_to_device",  # every byte copied to the device: chunks, indexes and heads
     "bytes_index_to_device",  # of which headers and local indexes (index arena) and list heads
     "bytes_zero_copy",  # estimated: the needed share of each chunk read in place
     "device_hits",
@@ -99,7 +99,7 @@ class DevicePlan:
 
 class Scheduler:
     """One graph (forward or reverse) under a device budget for chunks and a host budget;
-    ``heads``: keep every vertex's first neighbour on the device, for pulls (``heads``)."""
+    ``heads``: keep every vertex's first neighbour on the device, for pulls."""
 
     def __init__(self, store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, backend: str, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
         if zero_copy not in ZERO_COPY:
@@ -167,8 +167,7 @@ class Scheduler:
             if ends[-1] <= left - keep:
                 index = ends - spans
                 left -= int(ends[-1])
-        unknown = np.iinfo(self.id_dtype).max  # a head that is no vertex
-        if self.zero_copy != "never" and self.wants_heads and self.n_vertices <= unknown and self.heads_bytes <= left - keep:
+        if self.zero_copy != "never" and self.wants_heads and self.n_vertices <= self.unknown_head and self.heads_bytes <= left - keep:
             heads = 0
             left -= self.heads_bytes
         n_slots = 0 if self.zero_copy == "always" else min(self.n_chunks, max(0, left) // slot_bytes)
@@ -185,13 +184,18 @@ class Scheduler:
         return DevicePlan(slots, False, index, used, heads)
 
     @property
+    def unknown_head(self) -> int:
+        """The head of a vertex with no list, or whose chunk is not validated yet: no vertex."""
+        return np.iinfo(self.id_dtype).max
+
+    @property
     def heads_bytes(self) -> int:
         return pad8(self.n_vertices * np.dtype(self.id_dtype).itemsize)
 
     @property
     def heads(self):
-        """Every vertex's first neighbour on the device (the id dtype's largest value where the
-        vertex has none or its chunk has not been validated yet), or None."""
+        """Every vertex's first neighbour on the device (``unknown_head`` where it is not known),
+        or None."""
         return None if self.plan.heads is None else self.memory.device_view(self.plan.heads, self.n_vertices, self.id_dtype)
 
     @property
@@ -221,8 +225,8 @@ class Scheduler:
 
     def evict_device(self) -> None:
         """Forget every chunk of the device tier (the next iteration finds none there); the index
-        arena and the heads stay. Waits for the kernels still reading them, which no fence records when the
-        whole graph was on the device."""
+        arena and the heads stay. Waits for the kernels still reading them, which no fence records
+        when the whole graph was on the device."""
         self.memory.synchronize()
         self.device.clear()
         self._static = None
@@ -342,12 +346,12 @@ class Scheduler:
         (lists that start in another chunk have theirs there), from its decoded sub-lists."""
         start = c * self.chunk_edges
         v0, v1 = (int(np.searchsorted(self.host_indptr, x)) for x in (start, start + len(dst)))
-        local = np.arange(max(v0, first_src), v1) - first_src
+        v0 = max(v0, first_src)  # empty lists before the first source have no local index here
+        local = np.arange(v0, v1) - first_src
         firsts = offsets[local]
-        empty = offsets[local + 1] == firsts
         ids = dst[np.minimum(firsts, len(dst) - 1)] if len(dst) else np.zeros(len(local), self.id_dtype)
-        ids[empty] = np.iinfo(self.id_dtype).max
-        return max(v0, first_src), ids.astype(self.id_dtype)
+        ids[offsets[local + 1] == firsts] = self.unknown_head  # empty lists
+        return v0, ids.astype(self.id_dtype)
 
     def _load_indexes(self, it: dict, host: dict[int, int], heads: dict[int, tuple[int, np.ndarray]]) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
