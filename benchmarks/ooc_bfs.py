@@ -18,7 +18,8 @@ the scheduler's chunk tables) plus a chunk budget, in bytes of stored chunks, of
 
 BFS is direction-optimizing elsewhere. Its pull levels read one or two ids of each unvisited
 vertex's list, so they cost a sector of host memory per vertex whichever the format; in region 3
-the scheduler keeps every list's first id on the device (the heads) to skip most of those reads.
+the scheduler keeps each vertex's best-connected in-neighbour on the device (the heads) to skip
+most of those reads.
 
 The host tier holds the whole graph (pinned) before timing, as in EMOGI's and EFG's setting.
 ``ms`` is a single BFS that starts with an empty device cache (``Graph.evict_device``; the index

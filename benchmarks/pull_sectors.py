@@ -1,12 +1,12 @@
 """How many 32-byte sectors of host memory a BFS read in place touches, per format, with and
-without the heads (every vertex's first in-neighbour kept on the device): a count on the CPU,
-no GPU needed.
+without the heads (every vertex's best-connected in-neighbour kept on the device, as the
+scheduler keeps it): a count on the CPU, no GPU needed.
 
     python benchmarks/pull_sectors.py [--scale 22] [--sources 4]
 
 The BFS is graphtier's (Beamer's direction rule with its constants). A push level reads its
 frontier's whole lists; a pull level reads each unvisited vertex's list up to its first parent
-(or whole, when it has none). csr lists are 4 bytes an id; ef lists are laid out as the codec
+(or whole, when it has none), or nothing when its head is a parent. csr lists are 4 bytes an id; ef lists are laid out as the codec
 lays them (forward pointers, lower bits, upper bits; sizes from ``codecs.ef``), and reading the
 first k ids of one touches the first k lower-bit fields and the upper bits up to the k-th one.
 Sectors are counted once per level (lists side by side share them).
@@ -63,6 +63,10 @@ def main() -> None:
     degree = np.diff(indptr)
     row = np.repeat(np.arange(n), degree)
     position = np.arange(len(ids)) - indptr[row]
+    listed = np.flatnonzero(degree)
+    best = np.maximum.reduceat(degree[ids] * len(ids) - position, indptr[listed])  # degree, then the earliest
+    head = np.zeros(n, np.int64)  # the head's position in its list
+    head[listed] = -best % len(ids)
     lower, upper, l = ef_layout(indptr, ids)
     print(f"kron{args.scale}: {n:,} vertices, {len(ids):,} edges")
     for source in np.random.default_rng(1).choice(np.flatnonzero(degree), args.sources, replace=False):
@@ -86,13 +90,13 @@ def main() -> None:
                 found = first[todo] < degree[todo]
                 k = np.where(found, first[todo] + 1, degree[todo])  # ids read
                 for heads in (False, True):
-                    keep = first[todo] != 0 if heads else np.ones(len(todo), bool)  # a head that is a parent: nothing read
+                    keep = ~parent[ids[indptr[todo] + head[todo]]] if heads else np.ones(len(todo), bool)  # a head that is a parent: nothing read
                     v, kv = todo[keep], k[keep]
                     upper_bits = (ids[indptr[v] + kv - 1] >> l[v]) + kv
                     counts = {"csr": sectors(4 * indptr[v], 4 * (indptr[v] + kv)), "ef": sectors(np.concatenate([lower[v], upper[v]]), np.concatenate([lower[v] + (kv * l[v] + 7) // 8, upper[v] + (upper_bits + 7) // 8]))}
                     for f, c in counts.items():
                         total[f + (" heads" if heads else "")] += c
-                print(f"  source {source} level {level} pull, frontier {len(frontier):,}: {len(todo):,} unvisited, a parent for {found.mean():.0%}, the head for {(first[todo] == 0).mean():.0%}, {k.mean():.2f} ids read each")
+                print(f"  source {source} level {level} pull, frontier {len(frontier):,}: {len(todo):,} unvisited, a parent for {found.mean():.0%}, the first in-neighbour for {(first[todo] == 0).mean():.0%}, the head for {parent[ids[indptr[todo] + head[todo]]].mean():.0%}, {k.mean():.2f} ids read each")
                 nxt = todo[found]
             else:
                 counts = {"csr": sectors(4 * indptr[frontier], 4 * indptr[frontier + 1]), "ef": sectors(lower[frontier], upper[frontier] + (((ids[np.maximum(indptr[frontier + 1] - 1, 0)] >> l[frontier]) + degree[frontier] + 7) // 8))}

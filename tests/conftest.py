@@ -108,11 +108,15 @@ def kernel_distances(g, source: int) -> np.ndarray:
     return dist
 
 
-def first_ids(g) -> np.ndarray:
-    """Every vertex's first neighbour in the store's order, as a scheduler's heads hold it (the id
-    dtype's largest value for a vertex with none)."""
-    indptr = g.indptr()
+def head_ids(g) -> np.ndarray:
+    """Every vertex's head as a scheduler's heads hold it (the id dtype's largest value for a
+    vertex with no list): of the ids its list holds in the chunk where it starts, the one whose own
+    list is longest, the first of those on a tie."""
+    indptr, dst = g.indptr().astype(np.int64), g.edges()[:, 1].astype(np.int64)
+    degree = np.diff(indptr)
     heads = np.full(g.n_vertices, np.iinfo(g.id_dtype).max, g.id_dtype)
-    listed = np.flatnonzero(np.diff(indptr))
-    heads[listed] = g.edges()[indptr[listed], 1]
+    for v in np.flatnonzero(degree):
+        start = indptr[v]
+        ids = dst[start : min(indptr[v + 1], (start // g.chunk_edges + 1) * g.chunk_edges)]
+        heads[v] = ids[np.argmax(degree[ids])]  # argmax takes the first of equals
     return heads

@@ -10,7 +10,7 @@ import graphtier as gt
 from graphtier.kernels.cuda.runtime import DECODERS, unavailable
 from graphtier.tiering.budget import parse_size
 
-from .conftest import csr_to_edges, first_ids
+from .conftest import csr_to_edges, head_ids
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(unavailable() is not None, reason=f"no GPU: {unavailable()}")]
 GPU_FORMATS = sorted(DECODERS)
@@ -109,7 +109,7 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
     assert again.stats["bytes_host_to_device"] + again.stats["bytes_zero_copy"] > 0
     src = g.source("cuda", chunk_budget=budget["device_memory"] - state, host_budget=parse_size("1GiB"), zero_copy=zero_copy, heads=True)
     if (share, zero_copy) in ((0.25, "auto"), (0.2, "always")):  # room for the heads: pulls check them first
-        np.testing.assert_array_equal(src.heads.get(), first_ids(g))
+        np.testing.assert_array_equal(src.heads.get(), head_ids(g))
 
 
 def g_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:

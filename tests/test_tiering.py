@@ -30,7 +30,7 @@ from graphtier.tiering.resident import (
 from graphtier.tiering.scheduler import COUNTERS, INDEX_SLACK, Scheduler
 from graphtier.tiering.slots import SlotCache
 
-from .conftest import first_ids, oracle_distances, reference_csr
+from .conftest import head_ids, oracle_distances, reference_csr
 
 FORMATS = ["csr", "log", "ef", "cgr"]
 CHUNK_EDGES = 2048
@@ -592,7 +592,7 @@ def test_indexes_load_once_then_rounds_are_static(sym, moved):
         assert sched.plan.index is None and s["bytes_index_to_device"] == heads == s["bytes_host_to_device"]
         assert moved["copies"] == n
     assert sched.headed.all()
-    np.testing.assert_array_equal(sched.heads, first_ids(g))  # every list's first id, the rest unknown
+    np.testing.assert_array_equal(sched.heads, head_ids(g))  # every list's head, the rest unknown
     second = run(case, moved, **budget)
     check_result(case, second)
     check_accounting(second, moved, D, H)

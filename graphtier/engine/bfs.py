@@ -176,7 +176,7 @@ def _cpu_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: B
                 n_next += len(found)
                 return todo[~done]
 
-            if rev.heads is not None:  # first in-neighbours kept on the device: no list read
+            if rev.heads is not None:  # an in-neighbour per vertex kept on the device: no list read
                 done = np.zeros(len(todo), np.bool_)
                 ops.pull_heads(todo, rev.heads, adopt, (dist, parent, in_frontier), done)
                 todo = adopted(done)
@@ -251,7 +251,7 @@ def _cuda_levels(graph: Graph, s: int, policy: Direction, pulls: bool, budgets: 
             state = (device_sizes, dist, parent, np.int32(level))
             if pulling:
                 to_bitmap(grid, block, (queue, device_sizes[level], bitmap))
-                if rev.heads is not None:  # first in-neighbours kept on the device: no list read
+                if rev.heads is not None:  # an in-neighbour per vertex kept on the device: no list read
                     pull_heads(grid, block, (rev.heads, rev.indptr, np.int64(n), bitmap, next_queue, *state))
                 for table in rev.rounds(partial(demand, rev, pull_demand, (np.int64(n), dist))):
                     kernel["bfs_pull"](grid, block, (*rev.params(table), bitmap, next_queue, *state))

@@ -125,7 +125,7 @@ class Graph:
     def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
         """What kernels traverse under these budgets: the resident graph when it fits both (the
         scheduler steps aside), else a scheduler streaming its chunks through the tiers, keeping
-        every list's first id on the device with ``heads`` (for pulls). Kept for the next call
+        one id of every list on the device with ``heads`` (for pulls). Kept for the next call
         with the same arguments, so that a device cache lasts across queries."""
         if zero_copy == "auto" and self.resident_size(reverse) <= min(chunk_budget, host_budget):
             return self.on_device(reverse) if backend == "cuda" else self.resident(reverse)

@@ -6,12 +6,13 @@ The device region holds, after indptr and the round tables:
   copied there the first time the chunk enters the host tier and never evicted. A list read in
   place from host memory then costs one dependent trip over PCIe instead of two (EMOGI and EFG
   keep their offsets on the device for the same reason);
-- the *heads*, when kernels read chunks in place and pull (``heads=True``): every vertex's first
-  in-neighbour, one id each, taken from the chunk the first time it is validated. A pull level
-  checks them before any list: on a Kronecker graph the first in-neighbour is a parent for most
-  vertices (kron22: 66-87% at the first pull level, 99% at the next), and a pull otherwise reads
-  one or two ids of each list, so it touches a 32-byte sector of host memory per vertex whatever
-  the format's compression;
+- the *heads*, when kernels read chunks in place and pull (``heads=True``): one in-neighbour per
+  vertex, the one with the longest list of its own (of those in the chunk where the vertex's list
+  starts), taken from the chunk the first time it is validated. A pull level checks them before
+  any list, since a pull otherwise reads one or more ids of each list and so touches a 32-byte
+  sector of host memory per vertex whatever the format's compression. Hubs join the frontier
+  first, so the best-connected in-neighbour is a parent far more often than the first one at the
+  first pull level, where the frontier is smallest (``benchmarks/pull_sectors.py``);
 - *slots* for whole chunks: equal slots as large as the largest chunk, least recently used out;
   or, when the budget holds every chunk, one slot per chunk at its own place (nothing evicted).
 
@@ -70,6 +71,7 @@ from .storage import CRC_BYTES, ChunkStore
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
 ZERO_COPY_SHARE = 0.25
 ZERO_COPY = ("auto", "always", "never")
+_LOW32 = np.uint64(0xFFFFFFFF)  # a head's rank: degree in the high 32 bits, position in the low
 INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
 COUNTERS = (
     "bytes_store_read",
@@ -99,7 +101,7 @@ class DevicePlan:
 
 class Scheduler:
     """One graph (forward or reverse) under a device budget for chunks and a host budget;
-    ``heads``: keep every vertex's first neighbour on the device, for pulls."""
+    ``heads``: keep every vertex's best-connected neighbour on the device, for pulls."""
 
     def __init__(self, store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, backend: str, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
         if zero_copy not in ZERO_COPY:
@@ -194,7 +196,7 @@ class Scheduler:
 
     @property
     def heads(self):
-        """Every vertex's first neighbour on the device (``unknown_head`` where it is not known),
+        """Every vertex's head on the device (``unknown_head`` where it is not known),
         or None."""
         return None if self.plan.heads is None else self.memory.device_view(self.plan.heads, self.n_vertices, self.id_dtype)
 
@@ -336,22 +338,29 @@ class Scheduler:
             self.memory.host_view(slot)[: len(blob)] = blob
             it["bytes_store_read"] += len(blob) + CRC_BYTES
             if self.plan.heads is not None and not self.headed[c]:
-                heads[c] = self._first_ids(c, h.first_src, offsets, dst)
+                heads[c] = self._heads_of(c, h.first_src, offsets, dst)
         slots = {c: self.host.slot(c) for c in chunks}
         self._load_indexes(it, slots, heads)
         return slots
 
-    def _first_ids(self, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> tuple[int, np.ndarray]:
-        """(v, heads of v, v + 1, ...): the first id of every list that starts in chunk ``c``
-        (lists that start in another chunk have theirs there), from its decoded sub-lists."""
+    def _heads_of(self, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> tuple[int, np.ndarray]:
+        """(v, heads of v, v + 1, ...) for every list that starts in chunk ``c`` (lists that start
+        in another chunk have theirs there), from its decoded sub-lists: of the ids the list holds
+        here, the one with the longest list of its own, the first of those on a tie."""
         start = c * self.chunk_edges
         v0, v1 = (int(np.searchsorted(self.host_indptr, x)) for x in (start, start + len(dst)))
         v0 = max(v0, first_src)  # empty lists before the first source have no local index here
         local = np.arange(v0, v1) - first_src
-        firsts = offsets[local]
-        ids = dst[np.minimum(firsts, len(dst) - 1)] if len(dst) else np.zeros(len(local), self.id_dtype)
-        ids[offsets[local + 1] == firsts] = self.unknown_head  # empty lists
-        return v0, ids.astype(self.id_dtype)
+        firsts, ends = offsets[local], offsets[local + 1]
+        ids = np.full(len(local), self.unknown_head, self.id_dtype)  # empty lists
+        listed = np.flatnonzero(ends > firsts)
+        if len(listed):
+            u = dst.astype(np.int64)
+            degree = np.minimum(self.host_indptr[u + 1] - self.host_indptr[u], _LOW32).astype(np.uint64)
+            rank = (degree << np.uint64(32)) | (_LOW32 - np.arange(len(dst), dtype=np.uint64))  # degree, then the earliest
+            best = np.maximum.reduceat(rank, firsts[listed])
+            ids[listed] = dst[(_LOW32 - (best & _LOW32)).astype(np.int64)]
+        return v0, ids
 
     def _load_indexes(self, it: dict, host: dict[int, int], heads: dict[int, tuple[int, np.ndarray]]) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and

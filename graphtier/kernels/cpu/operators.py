@@ -11,7 +11,7 @@ tiering scheduler presents each chunk in exactly one round of an iteration).
   that applies the functor to each id as it decodes it.
 - ``advance_pull``: for each candidate ``u``, scan its in-edges (the reverse graph);
   ``functor(u, v, state)`` returning True means "done with u" and puts ``u`` in the output.
-  ``pull_heads`` does the same with each candidate's first in-neighbour alone, where the tiering
+  ``pull_heads`` does the same with one in-neighbour of each candidate alone, where the tiering
   scheduler keeps those on the device (``heads``), before ``advance_pull`` reads any list.
 - ``filter``: keep the vertices for which ``predicate(v, state)`` holds.
 - ``compute``: apply ``fn(v, state)`` to every vertex of a set.

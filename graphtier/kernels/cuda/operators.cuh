@@ -171,8 +171,8 @@ __device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted 
     warp_add(&next->edges, adopted_edges);
 }
 
-// Pull from the heads, before advance_pull: where the tiering scheduler keeps every vertex's first
-// in-neighbour on the device (heads[u]; n_vertices or more: unknown), each u with wanted(u) whose
+// Pull from the heads, before advance_pull: where the tiering scheduler keeps one in-neighbour of
+// every vertex on the device (heads[u]; n_vertices or more: unknown), each u with wanted(u) whose
 // head passes parent(u, v) is adopted without its list being read (so advance_pull, which asks
 // wanted(u) again, skips it). Adopted vertices are appended to `out` as in advance_pull.
 template <class Wanted, class Parent, class Adopt>
