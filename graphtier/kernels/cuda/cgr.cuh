@@ -280,27 +280,39 @@ CGR_HD u64 cgr_shfl64(u64 x, u32 src) {
     return u64(W::shfl(u32(x >> 32), src)) << 32 | W::shfl(u32(x), src);
 }
 
-// GCGT's two-phase traversal; with SegmentLanes, lanes share the residual segments, else lane 0
-// walks them all.
-template <class W, bool Stop, bool SegmentLanes, class Visit>
-CGR_HD bool cgr_warp(const u32* words, u64 start, u32 u, const CgrParams& pr, Visit& visit) {
+// Phase 1: the interval area at bit `start`, where each lane decodes its own segments; the warp
+// visits the intervals only with `expand` (else only the last 32 segments are decoded, to find
+// the end). Sets r0 to the bit after the area, where the residual area starts.
+template <class W, bool Stop, class Visit>
+CGR_HD bool cgr_intervals(const u32* words, u64 start, u32 u, const CgrParams& pr, Visit& visit, bool expand, u64& r0) {
     u32 lane = W::lane();
-    u64 p0, r0 = 0;
+    u64 p0;
     u32 segments = cgr_area(words, start, pr.iseg, p0);
     for (u32 s = lane, group = 0; group < segments; s += 32, group += 32) {
+        if (!expand && segments - group > 32) continue;
         CgrCursor itv(s, s < segments ? s + 1 : s);
         for (;;) {
             u32 first = 0, len = 0;
             bool more = itv.next(words, p0, pr.iseg);
             if (more) itv.interval(u, pr.mi, first, len);
             if (!W::any(more)) break;
-            if (cgr_expand<W, Stop>(first, len, visit)) return true;
+            if (expand && cgr_expand<W, Stop>(first, len, visit)) return true;
         }
         if (segments - group <= 32) r0 = cgr_shfl64<W>(itv.in.pos(words), segments - 1 - group);
     }
-    segments = cgr_area(words, r0, pr.seg, p0);
-    u32 step = SegmentLanes ? 32 : segments;
-    for (u32 s = SegmentLanes ? lane : (lane ? segments : 0), group = 0; group < segments; s += step, group += step) {
+    return false;
+}
+
+// Phase 2: the residual area at bit r0, in groups of 32 segments, lane l decoding segment l of a
+// group: groups piece, piece + pieces, ... (so that `pieces` warps share one hub's area). Without
+// SegmentLanes lane 0 walks every segment (piece 0 of 1 only).
+template <class W, bool Stop, bool SegmentLanes, class Visit>
+CGR_HD bool cgr_residuals(const u32* words, u64 r0, u32 u, const CgrParams& pr, Visit& visit, u32 piece, u32 pieces) {
+    u32 lane = W::lane();
+    u64 p0;
+    u32 segments = cgr_area(words, r0, pr.seg, p0);
+    u32 step = SegmentLanes ? 32 * pieces : segments, group = SegmentLanes ? 32 * piece : 0;
+    for (u32 s = group + (SegmentLanes ? lane : (lane ? segments : 0)); group < segments; s += step, group += step) {
         CgrCursor res(s, s >= segments ? s : SegmentLanes ? s + 1 : segments);
         for (;;) {
             bool more = res.next(words, p0, pr.seg);
@@ -310,6 +322,16 @@ CGR_HD bool cgr_warp(const u32* words, u64 start, u32 u, const CgrParams& pr, Vi
         }
     }
     return false;
+}
+
+// GCGT's two-phase traversal; with SegmentLanes, lanes share the residual segments, else lane 0
+// walks them all. Piece `piece` of `pieces` visits the intervals (piece 0) and its residual
+// segment groups.
+template <class W, bool Stop, bool SegmentLanes, class Visit>
+CGR_HD bool cgr_warp(const u32* words, u64 start, u32 u, const CgrParams& pr, Visit& visit, u32 piece = 0, u32 pieces = 1) {
+    u64 r0 = 0;
+    if (cgr_intervals<W, Stop>(words, start, u, pr, visit, piece == 0, r0)) return true;
+    return cgr_residuals<W, Stop, SegmentLanes>(words, r0, u, pr, visit, piece, pieces);
 }
 
 // Source u's sub-list at bits [start, end) of the payload `words`, by the whole warp.
@@ -333,8 +355,8 @@ struct CgrDeviceWarp {
 
 template <bool WarpCentric = true, bool SegmentLanes = true>
 struct CgrT {
-    static constexpr bool random_access = false;  // a sub-list decodes only as a whole
-    static constexpr bool split_hubs = false;
+    static constexpr bool random_access = false;  // a sub-list decodes only as a whole...
+    static constexpr bool split_hubs = WarpCentric && SegmentLanes;  // ...or by residual segment groups
     static constexpr i64 peek_edges = 0;
     // Without WarpCentric every list is decoded by one lane (thread-centric), as GCGT's baseline.
     static constexpr i64 lane_edges = WarpCentric ? 32 : i64(1) << 62;
@@ -345,6 +367,21 @@ struct CgrT {
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
         return cgr_walk<CgrDeviceWarp, Stop, WarpCentric, SegmentLanes>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
+    }
+
+    // split_hubs: one piece per 32 segments' worth of v's sub-list in chunk c (one residual
+    // segment group each, where intervals are few); piece p visits the intervals with p = 0, and
+    // every pieces-th group of 32 residual segments from group p on.
+    __device__ static i64 pieces(const Graph& g, i64 c, i64 v) {
+        i64 local = v - g.at(c, FIRST_SRC);
+        u64 bits = cgr_sublist_start(g, c, local + 1) - cgr_sublist_start(g, c, local);
+        return max(i64(1), i64(bits / (32 * cgr_params(g.index(c)).seg)));
+    }
+
+    template <bool Stop, class Visit>
+    __device__ static bool for_each_piece(const Graph& g, i64 c, i64 v, i64 piece, i64 pieces, Visit&& visit) {
+        u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
+        return cgr_warp<CgrDeviceWarp, Stop, true>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit, u32(piece), u32(pieces));
     }
 
     template <bool Stop, class Visit>

@@ -11,8 +11,12 @@
 //   template <bool Stop, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
 //     the same, decoded by one lane alone (with Stop, it returns at the first true);
 // and the traits lane_edges (a pull lane scans lists up to this long alone), random_access (any
-// [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces; needs
-// random_access) and peek_edges (a pull lane scans this many in-edges of a longer list before
+// [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces that warps share:
+// edge ranges with random_access, else the format supplies
+//   static i64 pieces(g, c, v) and
+//   template <bool Stop, class Visit> static bool for_each_piece(g, c, v, piece, pieces, visit)
+//     how many pieces v's sub-list in chunk c is cut into, and the ids of one of them, by the
+//     warp; the pieces together visit each id once) and peek_edges (a pull lane scans this many in-edges of a longer list before
 // the warp takes over; needs random_access). An algorithm supplies functors and short kernels.
 #pragma once
 #include "common.cuh"
@@ -92,22 +96,44 @@ __device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* si
     claim.done();
 }
 
-// Push, second kernel: the hubs' pieces, dealt round-robin over every warp in hub order (each
-// warp walks the hub list and counts the pieces dealt before each hub, so each hub continues
-// where the last one stopped).
+// How many pieces v's sub-list [lo, hi) in chunk c (chunk-local positions, chunk present) is cut
+// into, and piece p of them, by the warp: PIECE_EDGES consecutive edges where the format reads
+// any range, else the format's own cut.
+template <class Format>
+__device__ i64 piece_count(const Graph& g, i64 c, i64 v, i64 lo, i64 hi) {
+    if constexpr (Format::random_access) return (hi - lo + PIECE_EDGES - 1) / PIECE_EDGES;
+    else return Format::pieces(g, c, v);
+}
+
+template <class Format, class Visit>
+__device__ void for_each_piece(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, i64 p, i64 pieces, Visit&& visit) {
+    if constexpr (Format::random_access) {
+        i64 a = lo + p * PIECE_EDGES;
+        Format::template for_each<false>(g, c, v, a, min(hi, a + PIECE_EDGES), visit);
+    } else {
+        Format::template for_each_piece<false>(g, c, v, p, pieces, visit);
+    }
+}
+
+// Push, second kernel: the pieces of the hubs' sub-lists in present chunks, dealt round-robin over
+// every warp in hub and chunk order (each warp walks the hub list and counts the pieces dealt
+// before each sub-list, so each continues where the last one stopped).
 template <class Format, class Visit>
 __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
     Claim<Visit> claim{g, visit, out, next};
     const i64 warps = warp_count(), me = global_warp();
-    i64 dealt = 0;  // pieces of the hubs before this one
+    i64 dealt = 0;  // pieces of the sub-lists before this one
     for (u64 h = 0; h < sizes->hubs; h++) {
         u32 v = hubs[h];
-        i64 lo = g.indptr[v], hi = g.indptr[v + 1], pieces = (hi - lo + PIECE_EDGES - 1) / PIECE_EDGES;
-        for (i64 p = ((me - dealt) % warps + warps) % warps; p < pieces; p += warps) {
-            i64 a = lo + p * PIECE_EDGES;
-            for_each_edge<Format, false>(g, v, a, min(hi, a + PIECE_EDGES), [&](u32 u) { return claim(v, u); });
+        for (i64 lo = g.indptr[v], hi = g.indptr[v + 1], end; lo < hi; lo = end) {
+            i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
+            end = min(hi, start + g.chunk_edges);
+            if (!g.present(c)) continue;
+            i64 pieces = piece_count<Format>(g, c, v, lo - start, end - start);
+            for (i64 p = ((me - dealt) % warps + warps) % warps; p < pieces; p += warps)
+                for_each_piece<Format>(g, c, v, lo - start, end - start, p, pieces, [&](u32 u) { return claim(v, u); });
+            dealt += pieces;
         }
-        dealt += pieces;
     }
     claim.done();
 }
