@@ -369,15 +369,9 @@ struct CgrT {
         return cgr_walk<CgrDeviceWarp, Stop, WarpCentric, SegmentLanes>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
     }
 
-    // split_hubs: one piece per 32 segments' worth of v's sub-list in chunk c (one residual
-    // segment group each, where intervals are few); piece p visits the intervals with p = 0, and
-    // every pieces-th group of 32 residual segments from group p on.
-    __device__ static i64 pieces(const Graph& g, i64 c, i64 v) {
-        i64 local = v - g.at(c, FIRST_SRC);
-        u64 bits = cgr_sublist_start(g, c, local + 1) - cgr_sublist_start(g, c, local);
-        return max(i64(1), i64(bits / (32 * cgr_params(g.index(c)).seg)));
-    }
-
+    // split_hubs: piece p of `pieces` (one per PIECE_EDGES edges of v's sub-list in chunk c)
+    // visits the intervals with p = 0, and every pieces-th group of 32 residual segments from
+    // group p on.
     template <bool Stop, class Visit>
     __device__ static bool for_each_piece(const Graph& g, i64 c, i64 v, i64 piece, i64 pieces, Visit&& visit) {
         u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));

@@ -13,11 +13,11 @@
 // and the traits lane_edges (a pull lane scans lists up to this long alone), random_access (any
 // [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces that warps share:
 // edge ranges with random_access, else the format supplies
-//   static i64 pieces(g, c, v) and
 //   template <bool Stop, class Visit> static bool for_each_piece(g, c, v, piece, pieces, visit)
-//     how many pieces v's sub-list in chunk c is cut into, and the ids of one of them, by the
-//     warp; the pieces together visit each id once) and peek_edges (a pull lane scans this many in-edges of a longer list before
-// the warp takes over; needs random_access). An algorithm supplies functors and short kernels.
+//     the ids of piece `piece` of `pieces` of v's sub-list in chunk c, by the warp; the pieces
+//     together visit each id once) and peek_edges (a pull lane scans this many in-edges of a
+// longer list before the warp takes over; needs random_access). An algorithm supplies functors
+// and short kernels.
 #pragma once
 #include "common.cuh"
 
@@ -96,15 +96,8 @@ __device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* si
     claim.done();
 }
 
-// How many pieces v's sub-list [lo, hi) in chunk c (chunk-local positions, chunk present) is cut
-// into, and piece p of them, by the warp: PIECE_EDGES consecutive edges where the format reads
-// any range, else the format's own cut.
-template <class Format>
-__device__ i64 piece_count(const Graph& g, i64 c, i64 v, i64 lo, i64 hi) {
-    if constexpr (Format::random_access) return (hi - lo + PIECE_EDGES - 1) / PIECE_EDGES;
-    else return Format::pieces(g, c, v);
-}
-
+// Piece p of `pieces` of v's sub-list [lo, hi) in chunk c (chunk-local positions), by the warp:
+// PIECE_EDGES consecutive edges where the format reads any range, else the format's own cut.
 template <class Format, class Visit>
 __device__ void for_each_piece(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, i64 p, i64 pieces, Visit&& visit) {
     if constexpr (Format::random_access) {
@@ -115,25 +108,59 @@ __device__ void for_each_piece(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, i64
     }
 }
 
-// Push, second kernel: the pieces of the hubs' sub-lists in present chunks, dealt round-robin over
-// every warp in hub and chunk order (each warp walks the hub list and counts the pieces dealt
-// before each sub-list, so each continues where the last one stopped).
+// Pieces of a hub's edges [lo, hi): one per PIECE_EDGES edges of its sub-list in each chunk.
+__device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
+    i64 n = 0;
+    for (i64 end; lo < hi; lo = end) {
+        end = min(hi, (lo / chunk_edges + 1) * chunk_edges);
+        n += (end - lo + PIECE_EDGES - 1) / PIECE_EDGES;
+    }
+    return n;
+}
+
+// Push, second kernel: the hubs' pieces, dealt round-robin over every warp in hub and chunk order.
+// Each warp walks the hub list 32 hubs at a time (a lane per hub, a scan of their piece counts),
+// so that a walk costs a few loads per 32 hubs, not per hub (kron24, top-down BFS read in place
+// from host memory on an H100: zero-copy CSR 340 -> 204 ms, ef 275 -> 123 ms).
 template <class Format, class Visit>
 __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
     Claim<Visit> claim{g, visit, out, next};
     const i64 warps = warp_count(), me = global_warp();
-    i64 dealt = 0;  // pieces of the sub-lists before this one
-    for (u64 h = 0; h < sizes->hubs; h++) {
-        u32 v = hubs[h];
-        for (i64 lo = g.indptr[v], hi = g.indptr[v + 1], end; lo < hi; lo = end) {
-            i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
-            end = min(hi, start + g.chunk_edges);
-            if (!g.present(c)) continue;
-            i64 pieces = piece_count<Format>(g, c, v, lo - start, end - start);
-            for (i64 p = ((me - dealt) % warps + warps) % warps; p < pieces; p += warps)
-                for_each_piece<Format>(g, c, v, lo - start, end - start, p, pieces, [&](u32 u) { return claim(v, u); });
-            dealt += pieces;
+    const u64 n_hubs = sizes->hubs;
+    const u32 lane = lane_id();
+    i64 dealt = 0;  // pieces of the hubs before this group of 32
+    for (u64 h0 = 0; h0 < n_hubs; h0 += 32) {
+        u32 v = 0;
+        i64 lo = 0, hi = 0;
+        if (h0 + lane < n_hubs) {
+            v = hubs[h0 + lane];
+            lo = g.indptr[v], hi = g.indptr[v + 1];
         }
+        i64 mine = hub_pieces(lo, hi, g.chunk_edges), end = mine;  // end: inclusive sum over lanes
+        for (u32 d = 1; d < 32; d <<= 1) {
+            i64 y = __shfl_up_sync(FULL_MASK, end, d);
+            if (lane >= d) end += y;
+        }
+        i64 total = __shfl_sync(FULL_MASK, end, 31);
+        for (i64 q = ((me - dealt) % warps + warps) % warps; q < total; q += warps) {  // q: warp-uniform
+            u32 owner = 0;  // the first lane whose inclusive sum passes q
+            for (u32 b = 16; b; b >>= 1)
+                if (__shfl_sync(FULL_MASK, end, owner + b - 1) <= q) owner += b;
+            u32 hub = __shfl_sync(FULL_MASK, v, owner);
+            i64 r = q - __shfl_sync(FULL_MASK, end, owner) + __shfl_sync(FULL_MASK, mine, owner);
+            i64 a = __shfl_sync(FULL_MASK, lo, owner), b = __shfl_sync(FULL_MASK, hi, owner);
+            for (i64 e;; a = e) {  // the chunk that holds piece r of the hub
+                i64 c = a / g.chunk_edges, start = c * g.chunk_edges;
+                e = min(b, start + g.chunk_edges);
+                i64 pieces = (e - a + PIECE_EDGES - 1) / PIECE_EDGES;
+                if (r < pieces) {
+                    if (g.present(c)) for_each_piece<Format>(g, c, hub, a - start, e - start, r, pieces, [&](u32 u) { return claim(hub, u); });
+                    break;
+                }
+                r -= pieces;
+            }
+        }
+        dealt += total;
     }
     claim.done();
 }
