@@ -32,10 +32,6 @@ class SlotCache:
     def touch(self, chunk: int) -> None:
         self._lru.move_to_end(chunk)
 
-    @property
-    def n_free(self) -> int:
-        return len(self._free)
-
     def place(self, chunk: int, keep: Collection[int] = (), home: int | None = None) -> tuple[int, int | None]:
         """A slot for ``chunk`` (not yet held): ``home`` if given (it must be free), else a free
         one, else the least recently used one whose chunk is not in ``keep``. Returns (slot,
