@@ -44,14 +44,16 @@ def main() -> None:
                     ms[fmt].append(1e3 * gt.bfs(g, SOURCE, direction="push").stats["seconds"])
             med = {fmt: statistics.median(t) for fmt, t in ms.items()}
             for fmt in graphs:
-                rows.append({
-                    "graph": "cnr-2000",
-                    "order": order,
-                    "format": fmt,
-                    "median_ms": round(med[fmt], 2),
-                    "min_ms": round(min(ms[fmt]), 2),
-                    "vs_csr": round(med[fmt] / med["csr"], 2),
-                })
+                rows.append(
+                    {
+                        "graph": "cnr-2000",
+                        "order": order,
+                        "format": fmt,
+                        "median_ms": round(med[fmt], 2),
+                        "min_ms": round(min(ms[fmt]), 2),
+                        "vs_csr": round(med[fmt] / med["csr"], 2),
+                    }
+                )
     print_table(rows)
     meta = {
         "command": f"python benchmarks/ef_bfs.py --rounds {args.rounds} --orders {args.orders}",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_codec_cgr import CgrCodec, decode_consistently, fuzz_seeds, mutate  # noqa: E402
+from tests.test_codec_cgr import CgrCodec, decode_consistently, fuzz_seeds, mutate
 
 
 def main() -> None:

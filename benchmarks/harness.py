@@ -13,10 +13,11 @@ import re
 import socket
 import statistics
 import time
+from collections.abc import Callable
 from datetime import datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -50,9 +51,7 @@ def time_it(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> di
     return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times)}
 
 
-def write_results(
-    name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR
-) -> tuple[Path, Path]:
+def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR) -> tuple[Path, Path]:
     """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it."""
     machine = meta.get("machine") or machine_info()
     meta = {**meta, "machine": machine}
@@ -111,5 +110,5 @@ def _gpu_name() -> str | None:
 
         name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
         return name.decode() if isinstance(name, bytes) else name
-    except Exception:  # no cupy, no driver or no device: a CPU-only machine
+    except Exception:  # noqa: BLE001 (no cupy, no driver or no device: a CPU-only machine)
         return None

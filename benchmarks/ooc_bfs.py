@@ -101,7 +101,19 @@ def bfs_runs(g: gt.Graph, sources: list[int], cold: bool, reference: dict, **bud
         if not np.array_equal(r.distances, reference[s]):
             raise AssertionError(f"{g.location}: distances from {s} under {budget} differ from resident csr's")
         st = r.stats
-        out.append({"ms": st["seconds"] * 1e3, "wall_ms": wall * 1e3, "h2d": st["bytes_host_to_device"], "index": st["bytes_index_to_device"], "zc": st["bytes_zero_copy"], "hits": st["device_hits"], "rounds": st["rounds"], "peak": st["device_peak_bytes"], "levels": st["iterations"]})
+        out.append(
+            {
+                "ms": st["seconds"] * 1e3,
+                "wall_ms": wall * 1e3,
+                "h2d": st["bytes_host_to_device"],
+                "index": st["bytes_index_to_device"],
+                "zc": st["bytes_zero_copy"],
+                "hits": st["device_hits"],
+                "rounds": st["rounds"],
+                "peak": st["device_peak_bytes"],
+                "levels": st["iterations"],
+            }
+        )
     return out
 
 
@@ -134,6 +146,7 @@ def sweep(g: gt.Graph, chunk_budget: int) -> dict:
     import cupy
 
     sched = g.source("cuda", chunk_budget=chunk_budget, host_budget=parse_size(HOST), zero_copy="never")
+
     def everything(out):
         out += 1
 
@@ -189,11 +202,26 @@ def bench(name: str, graphs: dict[str, gt.Graph], sources: list[int], many: list
             rows[-1]["first_index_mb"] = round(first[0]["index"] / 1e6, 1)  # indexes and heads, loaded once
             rows[-1]["warm_ms"] = round(float(np.median([r["ms"] for r in warm])), 2)
             rows[-1]["warm_pcie_mb"] = round(float(np.median([r["h2d"] + r["zc"] for r in warm])) / 1e6, 1)
-            levels = "; ".join(f"{lv['direction']} {lv['frontier']}: {lv['seconds'] * 1e3:.2f} ms, {lv['rounds']} rounds, {lv['device_hits']} hits, {lv['zero_copy_chunks']} zc, {(lv['bytes_host_to_device']) / 1e6:.0f} MB copied" for lv in runs[-1]["levels"])
+            levels = "; ".join(
+                f"{lv['direction']} {lv['frontier']}: {lv['seconds'] * 1e3:.2f} ms, {lv['rounds']} rounds, {lv['device_hits']} hits, {lv['zero_copy_chunks']} zc, {(lv['bytes_host_to_device']) / 1e6:.0f} MB copied"
+                for lv in runs[-1]["levels"]
+            )
             print(rows[-1], f"\n    last run's levels: {levels}", flush=True)
             if region in ("region2", "region3-25", "zero-copy"):
                 seq = bfs_runs(g, many, False, reference, **budget)
-                many_rows.append({"graph": name, "format": fmt, "region": region, "first_ms": round(seq[0]["ms"], 2), "rest_median_ms": round(float(np.median([r["ms"] for r in seq[1:]])), 2), "first_h2d_mb": round(seq[0]["h2d"] / 1e6, 1), "rest_median_h2d_mb": round(float(np.median([r["h2d"] for r in seq[1:]])) / 1e6, 1), "rest_median_hits": int(np.median([r["hits"] for r in seq[1:]])), "queries": len(seq)})
+                many_rows.append(
+                    {
+                        "graph": name,
+                        "format": fmt,
+                        "region": region,
+                        "first_ms": round(seq[0]["ms"], 2),
+                        "rest_median_ms": round(float(np.median([r["ms"] for r in seq[1:]])), 2),
+                        "first_h2d_mb": round(seq[0]["h2d"] / 1e6, 1),
+                        "rest_median_h2d_mb": round(float(np.median([r["h2d"] for r in seq[1:]])) / 1e6, 1),
+                        "rest_median_hits": int(np.median([r["hits"] for r in seq[1:]])),
+                        "queries": len(seq),
+                    }
+                )
                 print(many_rows[-1], flush=True)
     base = {x["direction"]: x["ms"] for x in rows if x["format"] == "csr" and x["region"].startswith("zero-copy")}
     for row in rows:  # each against zero-copy csr of its own direction; resident BFS optimizes direction
@@ -247,7 +275,27 @@ def main() -> None:
     print_table(many_rows, list(many_rows[0]))
     print_table(sweeps, list(sweeps[0]))
     print(f"pinned host-to-device copy on this machine: {meta['pinned_gbps']} GB/s")
-    print_table(rows, ["graph", "format", "region", "direction", "chunk_budget_mb", "graph_mb", "ms", "pcie_mb", "index_mb", "vs_floor", "vs_zero_copy_csr", "zc_target", "vs_resident", "warm_ms", "warm_vs_zero_copy_csr", "warm_vs_resident"])
+    print_table(
+        rows,
+        [
+            "graph",
+            "format",
+            "region",
+            "direction",
+            "chunk_budget_mb",
+            "graph_mb",
+            "ms",
+            "pcie_mb",
+            "index_mb",
+            "vs_floor",
+            "vs_zero_copy_csr",
+            "zc_target",
+            "vs_resident",
+            "warm_ms",
+            "warm_vs_zero_copy_csr",
+            "warm_vs_resident",
+        ],
+    )
     print(f"\nwrote {json_path} and {md_path}")
 
 

@@ -48,9 +48,13 @@ def main() -> None:
                         g.evict_device()
                     r = gt.bfs(g, s, device="cuda", **budget)
                     st = r.stats
-                    print(f"\n{args.format} share={share} zero_copy={zero_copy} {'cold' if cold else 'warm'} source {s}: {st['seconds'] * 1e3:.2f} ms, {st['bytes_host_to_device'] / 1e6:.0f} MB copied, {st['bytes_zero_copy'] / 1e6:.0f} MB read in place")
+                    print(
+                        f"\n{args.format} share={share} zero_copy={zero_copy} {'cold' if cold else 'warm'} source {s}: {st['seconds'] * 1e3:.2f} ms, {st['bytes_host_to_device'] / 1e6:.0f} MB copied, {st['bytes_zero_copy'] / 1e6:.0f} MB read in place"
+                    )
                     for lv in st["iterations"]:
-                        print(f"  {lv['direction']} {lv['frontier']:>9,}: {lv['seconds'] * 1e3:7.2f} ms  rounds {lv['rounds']}  hits {lv['device_hits']:>4}  zc {lv['zero_copy_chunks']:>4}  copied {lv['bytes_host_to_device'] / 1e6:7.1f} MB  transfer {lv['transfer_seconds'] * 1e3:6.2f} ms  compute {lv['compute_seconds'] * 1e3:6.2f} ms")
+                        print(
+                            f"  {lv['direction']} {lv['frontier']:>9,}: {lv['seconds'] * 1e3:7.2f} ms  rounds {lv['rounds']}  hits {lv['device_hits']:>4}  zc {lv['zero_copy_chunks']:>4}  copied {lv['bytes_host_to_device'] / 1e6:7.1f} MB  transfer {lv['transfer_seconds'] * 1e3:6.2f} ms  compute {lv['compute_seconds'] * 1e3:6.2f} ms"
+                        )
 
 
 if __name__ == "__main__":

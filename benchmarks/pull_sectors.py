@@ -93,13 +93,21 @@ def main() -> None:
                     keep = ~parent[ids[indptr[todo] + head[todo]]] if heads else np.ones(len(todo), bool)  # a head that is a parent: nothing read
                     v, kv = todo[keep], k[keep]
                     upper_bits = (ids[indptr[v] + kv - 1] >> l[v]) + kv
-                    counts = {"csr": sectors(4 * indptr[v], 4 * (indptr[v] + kv)), "ef": sectors(np.concatenate([lower[v], upper[v]]), np.concatenate([lower[v] + (kv * l[v] + 7) // 8, upper[v] + (upper_bits + 7) // 8]))}
+                    counts = {
+                        "csr": sectors(4 * indptr[v], 4 * (indptr[v] + kv)),
+                        "ef": sectors(np.concatenate([lower[v], upper[v]]), np.concatenate([lower[v] + (kv * l[v] + 7) // 8, upper[v] + (upper_bits + 7) // 8])),
+                    }
                     for f, c in counts.items():
                         total[f + (" heads" if heads else "")] += c
-                print(f"  source {source} level {level} pull, frontier {len(frontier):,}: {len(todo):,} unvisited, a parent for {found.mean():.0%}, the first in-neighbour for {(first[todo] == 0).mean():.0%}, the head for {parent[ids[indptr[todo] + head[todo]]].mean():.0%}, {k.mean():.2f} ids read each")
+                print(
+                    f"  source {source} level {level} pull, frontier {len(frontier):,}: {len(todo):,} unvisited, a parent for {found.mean():.0%}, the first in-neighbour for {(first[todo] == 0).mean():.0%}, the head for {parent[ids[indptr[todo] + head[todo]]].mean():.0%}, {k.mean():.2f} ids read each"
+                )
                 nxt = todo[found]
             else:
-                counts = {"csr": sectors(4 * indptr[frontier], 4 * indptr[frontier + 1]), "ef": sectors(lower[frontier], upper[frontier] + (((ids[np.maximum(indptr[frontier + 1] - 1, 0)] >> l[frontier]) + degree[frontier] + 7) // 8))}
+                counts = {
+                    "csr": sectors(4 * indptr[frontier], 4 * indptr[frontier + 1]),
+                    "ef": sectors(lower[frontier], upper[frontier] + (((ids[np.maximum(indptr[frontier + 1] - 1, 0)] >> l[frontier]) + degree[frontier] + 7) // 8)),
+                }
                 for f, c in counts.items():
                     total[f] += c
                     total[f + " heads"] += c

@@ -1,8 +1,8 @@
 """graphtier: an out-of-core graph engine over compressed, chunked Zarr v3 graph stores.
 
-    import graphtier as gt
-    g = gt.build(gt.generators.kronecker(16), "kron16.gt", symmetrize=True)
-    r = gt.bfs(g, 0)
+import graphtier as gt
+g = gt.build(gt.generators.kronecker(16), "kron16.gt", symmetrize=True)
+r = gt.bfs(g, 0)
 """
 
 from ._version import __version__

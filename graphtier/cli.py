@@ -82,8 +82,7 @@ def cmd_convert(args) -> None:
     _emit(
         args,
         {**info, "seconds": seconds, "edges_read_per_second": rate},
-        f"{g}\nbuilt in {seconds:.2f} s ({rate / 1e6:.1f} M input edges/s), "
-        f"{info['bits_per_edge']['total']:.2f} bits per edge in all",
+        f"{g}\nbuilt in {seconds:.2f} s ({rate / 1e6:.1f} M input edges/s), {info['bits_per_edge']['total']:.2f} bits per edge in all",
     )
 
 
@@ -209,8 +208,7 @@ def cmd_demo(args) -> None:
             f"vertices     {g.n_vertices:,}",
             f"edges        {g.n_edges:,}",
             f"store        {result['bytes_per_edge']:.2f} bytes per edge ({g.format}), built in {t_build:.2f} s",
-            f"BFS          from {source}: {r.stats['levels']} levels, {r.stats['reached']:,} vertices reached, "
-            f"{r.stats['seconds'] * 1e3:.1f} ms on the {r.stats['device']}",
+            f"BFS          from {source}: {r.stats['levels']} levels, {r.stats['reached']:,} vertices reached, {r.stats['seconds'] * 1e3:.1f} ms on the {r.stats['device']}",
         ]
     )
     _emit(args, result, text)

@@ -155,9 +155,7 @@ def create_adj(group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype
 
 
 def create_weights(group: zarr.Group, *, chunk_edges: int) -> zarr.Array:
-    return group.create_array(
-        WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", compressors=[ZstdCodec(level=3), Crc32cCodec()]
-    )
+    return group.create_array(WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", compressors=[ZstdCodec(level=3), Crc32cCodec()])
 
 
 def write_vector(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array:

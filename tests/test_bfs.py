@@ -125,4 +125,3 @@ def test_device_auto_falls_back_with_one_message(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err.count("running on the CPU: no CUDA device is visible") == 1
     with pytest.raises(RuntimeError, match="device='cuda' but no CUDA device"):
         gt.bfs(g, 0, device="cuda")
-

@@ -31,7 +31,7 @@ def messy_edges() -> np.ndarray:
 def test_options_match_scipy(tmp_path, messy_edges, symmetrize, drop_self_loops):
     g = gt.build(messy_edges, tmp_path / "g.gt", symmetrize=symmetrize, drop_self_loops=drop_self_loops, chunk_edges=999)
     ref = reference_csr(messy_edges, g.n_vertices, symmetrize=symmetrize, drop_self_loops=drop_self_loops)
-    src, dst = stored_csr(g)
+    _src, dst = stored_csr(g)
     np.testing.assert_array_equal(np.diff(g.indptr()), np.diff(ref.indptr))
     np.testing.assert_array_equal(dst, ref.indices)
     assert g.n_edges == ref.nnz and g.directed == (not symmetrize)
@@ -132,9 +132,7 @@ def test_info_splits_bits_per_edge(tmp_path):
     b = info["bits_per_edge"]
     assert b["payload"] == pytest.approx(32.0)
     assert b["total"] > b["payload"] + b["index"] + b["indptr"]
-    assert info["bytes"]["total"] == sum(
-        g.group[name].nbytes_stored() for name in ("adj", "indptr")
-    )
+    assert info["bytes"]["total"] == sum(g.group[name].nbytes_stored() for name in ("adj", "indptr"))
     assert sum(h["vertices"] for h in info["degree"]["histogram"]) == g.n_vertices
 
 

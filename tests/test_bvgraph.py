@@ -14,9 +14,7 @@ from graphtier.partition.bvgraph import bvgraph_source
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cnr-2000"
 CNR = DATA / "cnr-2000"
-needs_cnr = pytest.mark.skipif(
-    not (DATA / "cnr-2000.graph").is_file(), reason=f"shared dataset cnr-2000 absent at {DATA}"
-)
+needs_cnr = pytest.mark.skipif(not (DATA / "cnr-2000.graph").is_file(), reason=f"shared dataset cnr-2000 absent at {DATA}")
 NO_LIMIT = 1 << 40
 
 
@@ -66,9 +64,7 @@ def int2nat(x: int) -> int:
     return 2 * x if x >= 0 else -2 * x - 1
 
 
-def write_bvgraph(
-    base: Path, lists: list[list[int]], *, window=7, min_interval=4, zetak=3, codes=()
-) -> None:
+def write_bvgraph(base: Path, lists: list[list[int]], *, window=7, min_interval=4, zetak=3, codes=()) -> None:
     """Compress ``lists`` as BVGraph version 0, referencing the best list in the window."""
     code = {"OUTDEGREES": "GAMMA", "REFERENCES": "UNARY", "BLOCKS": "GAMMA"}
     code |= {"INTERVALS": "GAMMA", "RESIDUALS": "ZETA"} | dict(c.split("_") for c in codes)
@@ -171,9 +167,7 @@ def test_round_trips_every_code_and_option(tmp_path, options):
 def test_source_facts_and_provenance(tmp_path):
     write_bvgraph(tmp_path / "g", [[1, 2], [], [0]])
     source = bvgraph_source(tmp_path / "g.graph", id_limit=3)
-    assert (source.name, source.n_vertices, source.weighted, source.undirected) == (
-        str(tmp_path / "g"), 3, False, False
-    )
+    assert (source.name, source.n_vertices, source.weighted, source.undirected) == (str(tmp_path / "g"), 3, False, False)
     expected = {"source": str(tmp_path / "g"), "kind": "bvgraph", "compressionflags": ""}
     assert source.provenance == expected
     assert [b.src.tolist() for b in source.blocks()] == [[0, 0, 2]]
@@ -321,7 +315,7 @@ def test_cnr_corrupt_streams_fail_cleanly(tmp_path):
             bad[at] ^= np.uint8(1 << int(rng.integers(8)))
         (tmp_path / "cnr.graph").write_bytes(bad.tobytes())
         try:
-            src, dst = edges(bvgraph_source(tmp_path / "cnr", id_limit=1 << 32))
+            _src, dst = edges(bvgraph_source(tmp_path / "cnr", id_limit=1 << 32))
         except InputError as e:
             assert "cnr.graph: node " in str(e) or "arcs but the properties declare" in str(e)
             raised += 1

@@ -4,6 +4,9 @@ size, and hostile bytes."""
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import time
 
 import numpy as np
@@ -246,7 +249,7 @@ def with_index(buf, index: np.ndarray) -> np.ndarray:
 
 
 def params_of(codec: CgrCodec) -> dict:
-    return dict(k=codec.zeta_k, min_itv=codec.min_interval, seg=codec.segment_bits, iseg=codec.interval_segment_bits)
+    return {"k": codec.zeta_k, "min_itv": codec.min_interval, "seg": codec.segment_bits, "iseg": codec.interval_segment_bits}
 
 
 def check_against_reference(codec: CgrCodec, rows: np.ndarray) -> None:
@@ -258,7 +261,7 @@ def check_against_reference(codec: CgrCodec, rows: np.ndarray) -> None:
     first = int(src[0]) if len(rows) else 0
     lists = local_offsets(src, first, h.n_local) if len(rows) else np.zeros(1, np.int64)
     dup = bool(index[2] & 1)
-    assert dup == any((np.diff(dst[a:b].astype(np.uint64)) == 0).any() for a, b in zip(lists[:-1], lists[1:]))
+    assert dup == any((np.diff(dst[a:b].astype(np.uint64)) == 0).any() for a, b in itertools.pairwise(lists))
     total = 0
     for i in range(h.n_local):
         ids = [int(x) for x in dst[lists[i] : lists[i + 1]]]
@@ -349,7 +352,7 @@ def test_worked_example_digest_1_7():
     buf = np.frombuffer(CgrCodec().encode(rows), np.uint8)
     bits, offsets = stream_bits(buf)
     assert offsets == [0, 36]
-    assert bits[:36] == "1" "011" "00101" "1" "00101" "1" + "1" "011" "01010110" "01010010"
+    assert bits[:36] == "1011001011001011" + "10110101011001010010"
     assert len(buf) == 88
     assert buf[40:56].tolist() == [3, 4, 0, 4, 0, 1, 0, 1, 6, 5, 0, 0, 0, 0, 0, 0]  # w = 6, log2 G = 5
     assert buf[56:64].view("<u4").tolist() == [0, 36 << 6]  # anchor 0; fields 0 and 36
@@ -364,7 +367,7 @@ def test_worked_example_duplicates():
     buf = np.frombuffer(CgrCodec().encode(rows), np.uint8)
     bits, offsets = stream_bits(buf)
     assert buf[42] == 1  # duplicates flag
-    assert bits[: offsets[1]] == "1" "010" "00101" "1" + "1" "00100" "1010" "1001" "1101"
+    assert bits[: offsets[1]] == "1010001011" + "100100101010011101"
     np.testing.assert_array_equal(CgrCodec().decode(buf), rows)
 
 
@@ -483,7 +486,7 @@ def test_many_segments_and_many_sources(dups):
         lists[s] = ids if dups else sorted(set(ids))
     lists[3000] = sorted(set(rng.integers(0, 2**32 - 2, 20000).tolist()))  # about 30 bits a gap: ~2500 segments
     lists[3001] = list(range(100, 60000, 2)) + list(range(70000, 71000))  # long residual chain, one interval
-    lists[3002] = sum((list(range(b, b + 5)) for b in range(0, 10**6, 97)), [])  # ~10,000 intervals: many interval segments
+    lists[3002] = functools.reduce(operator.iadd, (list(range(b, b + 5)) for b in range(0, 10**6, 97)), [])  # ~10,000 intervals: many interval segments
     if dups:
         lists[3002] = sorted(lists[3002] + lists[3002][::7])
     rows = rows_of(lists)
@@ -570,7 +573,7 @@ def test_index_closed_form_and_group_boundaries():
 def test_unsorted_rows_are_refused_and_bad_parameters():
     with pytest.raises(ValueError, match="not sorted"):
         CgrCodec().encode(np.array([[2, 0], [1, 0]], np.uint32))
-    for bad in (dict(zeta_k=0), dict(zeta_k=17), dict(min_interval=256), dict(segment_bits=90), dict(segment_bits=70000), dict(interval_segment_bits=100)):
+    for bad in ({"zeta_k": 0}, {"zeta_k": 17}, {"min_interval": 256}, {"segment_bits": 90}, {"segment_bits": 70000}, {"interval_segment_bits": 100}):
         with pytest.raises(ValueError):
             CgrCodec(**bad)
 
@@ -582,13 +585,17 @@ def test_config_roundtrip_through_numcodecs_registry():
     codec = CgrCodec(zeta_k=2, min_interval=3, segment_bits=512, interval_segment_bits=0)
     again = get_codec(codec.get_config())
     assert isinstance(again, CgrCodec)
-    assert again.get_config() == codec.get_config() == {
-        "id": "graphtier.cgr",
-        "zeta_k": 2,
-        "min_interval": 3,
-        "segment_bits": 512,
-        "interval_segment_bits": 0,
-    }
+    assert (
+        again.get_config()
+        == codec.get_config()
+        == {
+            "id": "graphtier.cgr",
+            "zeta_k": 2,
+            "min_interval": 3,
+            "segment_bits": 512,
+            "interval_segment_bits": 0,
+        }
+    )
     rows = rows_of({1: [1, 2, 3, 4, 8]})
     np.testing.assert_array_equal(again.decode(codec.encode(rows)), rows)
 

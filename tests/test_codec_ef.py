@@ -308,7 +308,7 @@ def test_non_canonical_lower_width_is_refused():
     # l = 1: lower bits 0, 0 (1 byte), upper: h = 0, 4 -> bits 0 and 5 (1 byte)
     bad = good.copy()
     bad[p : p + 2] = [0, 0b00100001]
-    offs, ls, degs, q = parse_index(good)
+    _offs, ls, _degs, _q = parse_index(good)
     assert ls == [2]
     rec = int.from_bytes(bad[HEADER_BYTES + 8 : HEADER_BYTES + 16].tobytes(), "little")
     wo, wl = int(bad[HEADER_BYTES]), int(bad[HEADER_BYTES + 1])

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphtier.codecs import CsrCodec, read_header
-from graphtier.codecs.header import HEADER_BYTES
 from graphtier.errors import CorruptChunkError
 
 from .conftest import doc_hex_dumps
@@ -125,11 +124,6 @@ def test_zarr_reads_rows_without_importing_graphtier(tmp_path):
     rows = np.array([[0, 1], [0, 2], [1, 0], [2, 2], [4, 1]], np.uint32)
     a.resize((5, 2))
     a[:] = rows
-    code = (
-        "import sys, zarr; "
-        "assert 'graphtier' not in sys.modules; "
-        f"a = zarr.open_group({str(tmp_path / 's.zarr')!r})['adj']; "
-        "print(a[1:5].tolist())"
-    )
+    code = f"import sys, zarr; assert 'graphtier' not in sys.modules; a = zarr.open_group({str(tmp_path / 's.zarr')!r})['adj']; print(a[1:5].tolist())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(rows[1:5].tolist())

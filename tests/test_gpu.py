@@ -96,7 +96,7 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
     state = g.workspace().nbytes
     slot = max(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks)))
     tables = g.indptr().nbytes + 200 * g.chunks().n_chunks
-    budget = dict(device_memory=state + tables + max(2 * slot, int(share * g.resident_size())), host_memory="1GiB", zero_copy=zero_copy)
+    budget = {"device_memory": state + tables + max(2 * slot, int(share * g.resident_size())), "host_memory": "1GiB", "zero_copy": zero_copy}
     for query in range(2):  # the second query starts from what the first left in the device cache
         r = gt.bfs(g, source, device="cuda", **budget)
         np.testing.assert_array_equal(r.distances, resident.distances)

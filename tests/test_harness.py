@@ -2,9 +2,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-spec = importlib.util.spec_from_file_location(
-    "harness", Path(__file__).resolve().parents[1] / "benchmarks" / "harness.py"
-)
+spec = importlib.util.spec_from_file_location("harness", Path(__file__).resolve().parents[1] / "benchmarks" / "harness.py")
 harness = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(harness)
 

@@ -182,9 +182,7 @@ def test_text_empty_and_corrupt(tmp_path):
 # --- MatrixMarket ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "field, symmetry", [("real", "general"), ("integer", "general"), ("pattern", "symmetric")]
-)
+@pytest.mark.parametrize("field, symmetry", [("real", "general"), ("integer", "general"), ("pattern", "symmetric")])
 def test_matrixmarket_round_trip(tmp_path, field, symmetry):
     rng = np.random.default_rng(3)
     m = sp.random(50, 50, density=0.1, format="coo", random_state=rng, dtype=np.float64)
@@ -356,8 +354,7 @@ def test_networkx():
     with pytest.raises(InputError, match=r"graph: node 1000 is out of range"):
         networkx_source(nx.Graph([(0, 1000)]), id_limit=LIMIT)
     with pytest.raises(InputError, match=r"graph: edge \(1, 2\): negative weight -1\.0"):
-        read(networkx_source(nx.Graph([(0, 1, {"weight": 1}), (1, 2, {"weight": -1})]),
-                             id_limit=LIMIT))
+        read(networkx_source(nx.Graph([(0, 1, {"weight": 1}), (1, 2, {"weight": -1})]), id_limit=LIMIT))
 
 
 # --- dispatch ----------------------------------------------------------------------------------

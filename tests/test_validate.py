@@ -37,9 +37,7 @@ GRAPHS = {
     "kronecker-symmetrized": lambda: csr(kronecker(10, seed=7), 1 << 10, symmetrize=True),
     "grid": lambda: csr(grid(17, 23), 17 * 23),
     # Two strongly connected parts joined one way, plus an isolated tail: unreachable parts.
-    "directed-with-unreachable": lambda: csr(
-        np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 3], [5, 6], [6, 0], [4, 4]]), 8
-    ),
+    "directed-with-unreachable": lambda: csr(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 3], [5, 6], [6, 0], [4, 4]]), 8),
 }
 
 
@@ -182,6 +180,6 @@ def test_bad_inputs_break_rule_0(change):
 
 
 def test_bad_source_breaks_rule_0():
-    a, source, dist, parents = bfs_case("grid")
+    a, _source, dist, parents = bfs_case("grid")
     with pytest.raises(BFSValidationError, match="^rule 0 .*source"):
         check(a, len(dist), dist, parents)

@@ -11,8 +11,8 @@ from .base import GraphChunkCodec
 from .cgr import CgrCodec
 from .csr import CsrCodec
 from .ef import EfCodec
-from .log import LogCodec
 from .header import FORMAT_CODES, HEADER_BYTES, ChunkHeader, read_header
+from .log import LogCodec
 from .zarr3 import ZARR_CODECS, GraphZarrCodec
 
 NUMCODECS = {"csr": CsrCodec, "log": LogCodec, "ef": EfCodec, "cgr": CgrCodec}
@@ -28,8 +28,8 @@ __all__ = [
     "HEADER_BYTES",
     "NUMCODECS",
     "ZARR_CODECS",
-    "ChunkHeader",
     "CgrCodec",
+    "ChunkHeader",
     "CsrCodec",
     "EfCodec",
     "GraphChunkCodec",

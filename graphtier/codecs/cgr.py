@@ -834,9 +834,7 @@ def decode_chunk_sublist(words, table_row, v, n, out):
     n_local = np.int64(last_src - np.uint64(table_row[2])) + 1
     start, end = sublist_bits(words, ib, n_local, v - table_row[2])
     id_max = U32_MAX if out.itemsize == 4 else U64_MAX
-    return decode_sublist(
-        words, table_row[1] >> 2, start, end, np.uint64(v), p0 & 0xFF, (p0 >> 8) & 0xFF, p1 & 0xFFFF, (p1 >> 16) & 0xFFFF, (p0 >> 16) & 1 != 0, id_max, out, n
-    )
+    return decode_sublist(words, table_row[1] >> 2, start, end, np.uint64(v), p0 & 0xFF, (p0 >> 8) & 0xFF, p1 & 0xFFFF, (p1 >> 16) & 0xFFFF, (p0 >> 16) & 1 != 0, id_max, out, n)
 
 
 @_reader
@@ -967,9 +965,7 @@ class CgrCodec(GraphChunkCodec):
         n_local = len(offsets) - 1
         dup = bool(_has_duplicates(offsets, dst))
         bit_offsets = np.empty(n_local + 1, np.int64)
-        words, total = _encode_chunk(
-            offsets, dst, np.uint64(first_src), self.zeta_k, self.min_interval, self.segment_bits, self.interval_segment_bits, dup, bit_offsets
-        )
+        words, total = _encode_chunk(offsets, dst, np.uint64(first_src), self.zeta_k, self.min_interval, self.segment_bits, self.interval_segment_bits, dup, bit_offsets)
         words = words[: (total + 31) // 32 + 1]  # the last word is the spare the reader may peek at
         params = (
             bytes([self.zeta_k, self.min_interval, FLAG_DUPLICATES if dup else 0, 4 if total < 2**32 else 8])

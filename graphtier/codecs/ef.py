@@ -496,9 +496,7 @@ class EfCodec(GraphChunkCodec):
         _write_index(index, offsets, ls, boff, wo, wl, wd)
         return index, payload
 
-    def decode_lists(
-        self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def decode_lists(self, header: ChunkHeader, index: np.ndarray, payload: np.ndarray, id_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
         if len(index) < PREAMBLE_BYTES:
             raise CorruptChunkError("ef local index is shorter than its preamble")
         wo, wl, wd, reserved = (int(x) for x in index[:4])

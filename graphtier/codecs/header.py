@@ -104,10 +104,7 @@ def read_header(buf: np.ndarray, expected_format: str, nbytes: int | None = None
         payload_bytes=int(h["payload_bytes"]),
     )
     if header.index_bytes % 8 or header.total_bytes != nbytes:
-        raise CorruptChunkError(
-            f"section sizes (index {header.index_bytes}, payload {header.payload_bytes}) "
-            f"do not add up to the chunk's {nbytes} bytes"
-        )
+        raise CorruptChunkError(f"section sizes (index {header.index_bytes}, payload {header.payload_bytes}) do not add up to the chunk's {nbytes} bytes")
     if header.n_edges and header.last_src >= 1 << (8 * header.id_bytes):
         raise CorruptChunkError(f"last source {header.last_src} does not fit {header.id_bytes}-byte ids")
     if header.n_edges and header.first_src > header.last_src:

@@ -203,8 +203,7 @@ def decode_chunk_log(words, b, offsets, n_edges, out):
             for k in range(lo + 1, hi):
                 if out[k] < out[k - 1]:
                     return ERR_UNSORTED
-            if np.uint64(out[hi - 1]) > top:
-                top = np.uint64(out[hi - 1])
+            top = max(top, np.uint64(out[hi - 1]))
     width = 1
     while width < 64 and top >> np.uint64(width) != 0:
         width += 1

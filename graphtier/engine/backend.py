@@ -12,7 +12,7 @@ _told = False
 
 
 def resolve_device(device: str) -> str:
-    """"cpu" or "cuda" for ``device``; "auto" says once per process why it falls back to the CPU."""
+    """ "cpu" or "cuda" for ``device``; "auto" says once per process why it falls back to the CPU."""
     global _told
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")

@@ -11,11 +11,11 @@ import numpy as np
 import zarr
 from dask.utils import parse_bytes
 
-from .._version import __version__
 from .. import store as schema
+from .._version import __version__
 from ..codecs import FORMATS
-from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.order import ORDERS
+from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
 from .graph import Graph
 from .graph import open as open_graph
@@ -80,7 +80,7 @@ def build(
         if order != "natural":
             part = reorder(part, order, spill_dir=scratch, memory_budget=budget)
         dtype = schema.id_dtype(part.n_vertices)
-        layout = dict(fmt=format, chunk_edges=chunk_edges, dtype=dtype, weighted=part.weighted, n_vertices=part.n_vertices)
+        layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": dtype, "weighted": part.weighted, "n_vertices": part.n_vertices}
         transposer = Transposer(spill_dir=scratch, memory_budget=budget, weighted=part.weighted) if reverse else None
         forward = write_adjacency(group, part.edges(), tee=transposer, **layout)
         if transposer is not None:
@@ -106,7 +106,7 @@ def build(
                     **part.stats,
                     "duplicates_removed": part.sorter.duplicates_removed,
                     "graphtier_version": __version__,
-                    "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                    "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                 },
             }
         )
@@ -131,7 +131,7 @@ def recode(
     chunk_edges = chunk_edges or old.chunk_edges
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
-    layout = dict(fmt=format, chunk_edges=chunk_edges, dtype=old.id_dtype, weighted=old.weighted, n_vertices=old.n_vertices)
+    layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": old.id_dtype, "weighted": old.weighted, "n_vertices": old.n_vertices}
     with schema.staged_store(store, overwrite=overwrite) as group:
         facts = _copy_adjacency(old.group, group, layout)
         if old.has_reverse:
@@ -145,7 +145,7 @@ def recode(
 
 def _copy_adjacency(src: zarr.Group, dst: zarr.Group, layout: dict) -> dict:
     rows = src[schema.ADJ]
-    weights = src[schema.WEIGHTS] if schema.WEIGHTS in src else None
+    weights = src.get(schema.WEIGHTS, None)
     step = rows.chunks[0] * 4  # a few source chunks in memory at a time
 
     def blocks() -> Iterator[Edges]:
@@ -188,11 +188,7 @@ def degree_summary(degrees: np.ndarray) -> dict:
     nz = degrees > 0
     bins[nz] = np.floor(np.log2(degrees[nz])).astype(np.int64) + 1
     counts = np.bincount(bins) if len(bins) else np.zeros(1, np.int64)
-    histogram = [
-        {"min": 0 if k == 0 else 1 << (k - 1), "max": 0 if k == 0 else (1 << k) - 1, "vertices": int(n)}
-        for k, n in enumerate(counts)
-        if n
-    ]
+    histogram = [{"min": 0 if k == 0 else 1 << (k - 1), "max": 0 if k == 0 else (1 << k) - 1, "vertices": int(n)} for k, n in enumerate(counts) if n]
     return {
         "max": int(degrees.max()) if len(degrees) else 0,
         "mean": float(degrees.mean()) if len(degrees) else 0.0,

@@ -10,9 +10,9 @@ import zarr
 
 from .. import codecs as graph_codecs
 from .. import store as schema
+from ..codecs.header import pad8
 from ..errors import StoreError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
-from ..codecs.header import pad8
 from ..tiering.resident import ResidentGraph, load_resident
 from ..tiering.scheduler import Scheduler
 from ..tiering.storage import CRC_BYTES, ChunkStore
@@ -130,7 +130,11 @@ class Graph:
         if zero_copy == "auto" and self.resident_size(reverse) <= min(chunk_budget, host_budget):
             return self.on_device(reverse) if backend == "cuda" else self.resident(reverse)
         key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, heads)
-        return self._once(key, reverse, lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy, heads))
+        return self._once(
+            key,
+            reverse,
+            lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy, heads),
+        )
 
     def evict_device(self) -> None:
         """Forget the chunks held in device tiers (host tiers keep theirs): the next query starts

@@ -96,9 +96,7 @@ def validate_bfs_tree(
         if bad.size:
             i = bad[0]
             missed = " (reachable but unreached)" if dv[i] < 0 else ""
-            raise BFSValidationError(
-                3, f"edge {u[i]} -> {v[i]} goes from distance {du[i]} to {dv[i]}{missed}", int(v[i])
-            )
+            raise BFSValidationError(3, f"edge {u[i]} -> {v[i]} goes from distance {du[i]} to {dv[i]}{missed}", int(v[i]))
         tree = parents[v] == u
         has_tree_edge[v[tree]] = True
     _fail_at(others & ~has_tree_edge, 5, "the graph has no edge parents[v] -> v")
@@ -107,9 +105,7 @@ def validate_bfs_tree(
 def _check_inputs(indptr, indices, source, distances, parents) -> int:
     """Rule 0: shapes, dtypes and ranges, so the rules can index without surprises."""
     if distances.dtype != np.int32 or parents.dtype != np.int64:
-        raise BFSValidationError(
-            0, f"distances must be int32 and parents int64, got {distances.dtype}, {parents.dtype}"
-        )
+        raise BFSValidationError(0, f"distances must be int32 and parents int64, got {distances.dtype}, {parents.dtype}")
     if distances.ndim != 1 or distances.shape != parents.shape:
         shapes = f"{distances.shape}, {parents.shape}"
         raise BFSValidationError(0, f"distances and parents must be 1-D, one length, got {shapes}")
@@ -118,9 +114,7 @@ def _check_inputs(indptr, indices, source, distances, parents) -> int:
         dtypes = f"{indptr.dtype}, {indices.dtype}"
         raise BFSValidationError(0, f"indptr and indices must be integers, got {dtypes}")
     if indptr.shape != (n + 1,) or indices.ndim != 1:
-        raise BFSValidationError(
-            0, f"CSR of {n} vertices needs indptr of shape ({n + 1},), got {indptr.shape}"
-        )
+        raise BFSValidationError(0, f"CSR of {n} vertices needs indptr of shape ({n + 1},), got {indptr.shape}")
     if indptr[0] != 0 or indptr[-1] != len(indices):
         ends = f"{indptr[0]}..{indptr[-1]}"
         raise BFSValidationError(0, f"indptr must run from 0 to {len(indices)}, got {ends}")
@@ -146,4 +140,3 @@ def _fail_at(bad: np.ndarray, rule: int, message: str) -> None:
     where = np.flatnonzero(bad)
     if where.size:
         raise BFSValidationError(rule, f"{message} (bad vertices: {where.size})", int(where[0]))
-

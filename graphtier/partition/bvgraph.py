@@ -337,8 +337,7 @@ def _parameters(props: dict[str, str], path: Path, id_limit: int) -> np.ndarray:
             continue
         if part not in codes or code not in _CODES:
             raise InputError(
-                f"unsupported compression flag {flag!r}: this reader supports "
-                f"{'/'.join(codes)} with {'/'.join(_CODES)} codes",
+                f"unsupported compression flag {flag!r}: this reader supports {'/'.join(codes)} with {'/'.join(_CODES)} codes",
                 file=str(path),
             )
         codes[part] = code
@@ -362,8 +361,7 @@ def _error(status: int, node: int, value: int, prm: np.ndarray, path: Path) -> I
         _BAD_REFERENCE: f"reference {value} reaches outside the window of {window} lists",
         _BAD_BLOCKS: "copy blocks run past the end of the referenced list",
         _BAD_LENGTHS: "copied and interval successors exceed the outdegree",
-        _OUT_OF_RANGE: f"id {value} is outside [0, {min(nodes, id_limit)}) "
-        f"(nodes={nodes}, id_limit={id_limit})",
+        _OUT_OF_RANGE: f"id {value} is outside [0, {min(nodes, id_limit)}) (nodes={nodes}, id_limit={id_limit})",
         _NOT_INCREASING: f"successor {value} repeats or is out of order",
     }
     if status == _ARCS:
@@ -371,9 +369,7 @@ def _error(status: int, node: int, value: int, prm: np.ndarray, path: Path) -> I
     return InputError(f"node {node}: {problem[status]}", file=str(path))
 
 
-def _blocks(
-    path: Path, prm: np.ndarray, block_edges: int, provenance: dict
-) -> Iterator[EdgeBlock]:
+def _blocks(path: Path, prm: np.ndarray, block_edges: int, provenance: dict) -> Iterator[EdgeBlock]:
     """One sequential pass over the ``.graph`` file, hashing its bytes as they are decoded."""
     empty = not path.stat().st_size  # mmap refuses empty files; both are read-only, one compilation
     buf = np.frombuffer(b"", np.uint8) if empty else np.memmap(path, dtype=np.uint8, mode="r")
@@ -401,9 +397,7 @@ def _blocks(
     provenance["sha256"] = sha.hexdigest()
 
 
-def bvgraph_source(
-    basename: str | os.PathLike, *, id_limit: int, block_edges: int = 1 << 22
-) -> EdgeSource:
+def bvgraph_source(basename: str | os.PathLike, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     """An edge source over the BVGraph ``basename`` (``.properties`` and ``.graph``).
 
     ``basename`` may end in ``.graph``. Properties are validated now, so unsupported files fail

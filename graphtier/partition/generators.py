@@ -41,10 +41,7 @@ def kronecker(
     _check_int("edge_factor", edge_factor, 1)
     _check_int("seed", seed, 0)
     if not (a > 0 and b >= 0 and c >= 0 and a + b + c < 1):
-        raise ValueError(
-            f"kronecker needs a > 0, b >= 0, c >= 0 and a + b + c < 1 (d = 1 - a - b - c > 0), "
-            f"got a={a}, b={b}, c={c}"
-        )
+        raise ValueError(f"kronecker needs a > 0, b >= 0, c >= 0 and a + b + c < 1 (d = 1 - a - b - c > 0), got a={a}, b={b}, c={c}")
     n_vertices, n_edges = 1 << scale, edge_factor << scale
     # The reference draws rand() > p; with 32-bit uniforms u: u > p <=> u * 2**32 > floor(p * 2**32)
     t_ab, t_a, t_c = (np.uint64(int(p * 2**32)) for p in (a + b, a / (a + b), c / (1 - a - b)))
@@ -121,11 +118,6 @@ def grid(rows: int, cols: int | None = None) -> np.ndarray:
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or value < low
-        or (high is not None and value > high)
-    ):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (high is not None and value > high):
         bounds = f"in [{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")

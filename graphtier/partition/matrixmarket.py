@@ -24,16 +24,9 @@ def _read_header(inp: Input, id_limit: int) -> _Header:
     banner = inp.readline().decode("utf-8", "replace").strip()
     words = banner.split()
     lowered = [w.lower() for w in words[1:]]
-    if (
-        len(words) != 5
-        or words[0] != "%%MatrixMarket"
-        or lowered[:2] != ["matrix", "coordinate"]
-        or lowered[2] not in ("real", "integer", "pattern")
-        or lowered[3] not in ("general", "symmetric")
-    ):
+    if len(words) != 5 or words[0] != "%%MatrixMarket" or lowered[:2] != ["matrix", "coordinate"] or lowered[2] not in ("real", "integer", "pattern") or lowered[3] not in ("general", "symmetric"):
         raise InputError(
-            f"unsupported MatrixMarket header {banner!r}: graphtier reads "
-            "'%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric'",
+            f"unsupported MatrixMarket header {banner!r}: graphtier reads '%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric'",
             file=inp.name,
             line=1,
         )
@@ -47,9 +40,7 @@ def _read_header(inp: Input, id_limit: int) -> _Header:
         raise InputError("missing the size line 'rows columns entries'", file=inp.name, line=line)
     size = text.split()
     if len(size) != 3 or not all(s.isdigit() for s in size):
-        raise InputError(
-            f"bad size line {text!r}: expected 'rows columns entries'", file=inp.name, line=line
-        )
+        raise InputError(f"bad size line {text!r}: expected 'rows columns entries'", file=inp.name, line=line)
     rows, columns, nnz = map(int, size)
     if rows != columns:
         raise InputError(
@@ -58,9 +49,7 @@ def _read_header(inp: Input, id_limit: int) -> _Header:
             line=line,
         )
     if rows > id_limit:
-        raise InputError(
-            f"{rows} vertices exceed the id limit {id_limit}", file=inp.name, line=line
-        )
+        raise InputError(f"{rows} vertices exceed the id limit {id_limit}", file=inp.name, line=line)
     return _Header(lowered[2], lowered[3] == "symmetric", rows, nnz, line)
 
 

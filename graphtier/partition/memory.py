@@ -6,6 +6,7 @@ the Parquet reader uses it too.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ def _bad_ids(ids: np.ndarray, id_limit: int) -> np.ndarray:
     return bad | (ids < 0) if ids.dtype.kind == "i" else bad
 
 
-def _id_problem(value: int | float, column: str, id_limit: int) -> str:
+def _id_problem(value: float, column: str, id_limit: int) -> str:
     if isinstance(value, float) and not value.is_integer():
         return f"{value!r} in {column} is not an integer vertex id"
     value = int(value)
@@ -37,7 +38,7 @@ def _id_problem(value: int | float, column: str, id_limit: int) -> str:
 
 
 def _weight_problem(value: float) -> str:
-    if value != value:
+    if math.isnan(value):
         return "weight is NaN"
     if value < 0:
         return f"negative weight {value}"
@@ -71,9 +72,7 @@ def checked_block(
             i = int(bad.argmax())
             raise fail(i, _weight_problem(weight[i].item()))
         weight = converted
-    return EdgeBlock(
-        np.ascontiguousarray(src, np.uint64), np.ascontiguousarray(dst, np.uint64), weight
-    )
+    return EdgeBlock(np.ascontiguousarray(src, np.uint64), np.ascontiguousarray(dst, np.uint64), weight)
 
 
 def _columns_source(
@@ -139,18 +138,14 @@ def array_source(a: np.ndarray, *, id_limit: int, block_edges: int = 1 << 22) ->
     )
 
 
-def scipy_source(
-    m: scipy.sparse.spmatrix | scipy.sparse.sparray, *, id_limit: int, block_edges: int = 1 << 22
-) -> EdgeSource:
+def scipy_source(m: scipy.sparse.spmatrix | scipy.sparse.sparray, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     """A square scipy.sparse matrix or array: stored entry (i, j) is edge i -> j.
 
     Weighted only when the values carry information: floating and not all 1.
     """
     rows, columns = m.shape
     if rows != columns:
-        raise InputError(
-            f"the matrix is {rows} x {columns}; a graph needs a square matrix", file="matrix"
-        )
+        raise InputError(f"the matrix is {rows} x {columns}; a graph needs a square matrix", file="matrix")
     coo = m.tocoo()
     values = coo.data
     weighted = values.dtype.kind == "f" and bool((values != 1).any())
@@ -168,9 +163,7 @@ def scipy_source(
     )
 
 
-def networkx_source(
-    G: networkx.Graph, *, id_limit: int, block_edges: int = 1 << 22
-) -> EdgeSource:
+def networkx_source(G: networkx.Graph, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     """A networkx graph whose nodes are integers in [0, id_limit); isolated nodes count.
 
     Weights come from the ``weight`` edge attribute (1 where an edge lacks it) when any edge
@@ -179,8 +172,7 @@ def networkx_source(
     for node in G:
         if not isinstance(node, (int, np.integer)) or isinstance(node, bool) or node < 0:
             raise InputError(
-                f"node {node!r} is not a non-negative integer; relabel the graph with "
-                "networkx.convert_node_labels_to_integers(G)",
+                f"node {node!r} is not a non-negative integer; relabel the graph with networkx.convert_node_labels_to_integers(G)",
                 file="graph",
             )
     n_vertices = int(max(G, default=-1)) + 1
@@ -192,9 +184,7 @@ def networkx_source(
     weight = None
     if any("weight" in data for *_, data in G.edges(data=True)):
         try:
-            weight = np.fromiter(
-                (w for *_, w in G.edges(data="weight", default=1.0)), np.float64, count=e
-            )
+            weight = np.fromiter((w for *_, w in G.edges(data="weight", default=1.0)), np.float64, count=e)
         except (TypeError, ValueError) as exc:
             raise InputError(f"a 'weight' attribute is not a number: {exc}", file="graph") from exc
     return _columns_source(

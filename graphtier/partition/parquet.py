@@ -43,15 +43,11 @@ def _edge_columns(schema, name: str) -> list[str]:
     if len(columns) == 3:
         kind = schema.field(columns[2]).type
         if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            raise InputError(
-                f"column {columns[2]!r} holds {kind}; weights must be numbers", file=name
-            )
+            raise InputError(f"column {columns[2]!r} holds {kind}; weights must be numbers", file=name)
     return columns
 
 
-def parquet_source(
-    path_or_table: str | os.PathLike | pyarrow.Table, *, id_limit: int, block_edges: int = 1 << 22
-) -> EdgeSource:
+def parquet_source(path_or_table: str | os.PathLike | pyarrow.Table, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
     """A Parquet file (path) or a pyarrow.Table of edges with ids in [0, id_limit).
 
     Errors name the 1-based row, passed as the line.

@@ -7,8 +7,8 @@ runs are merged window by window, so memory stays bounded however many edges com
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np

@@ -14,6 +14,7 @@ import os
 import zlib
 from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Self
 
 import numba
 import numpy as np
@@ -24,8 +25,7 @@ from .blocks import EdgeBlock
 from .source import EdgeSource
 
 # What the Numba parser reports: it cannot raise rich errors, so it returns a code and a position.
-(OK, BAD_TOKEN, MISSING_COLUMN, EXTRA_COLUMN, ID_RANGE, NEGATIVE_WEIGHT, NAN_WEIGHT,
- INFINITE_WEIGHT) = range(8)
+(OK, BAD_TOKEN, MISSING_COLUMN, EXTRA_COLUMN, ID_RANGE, NEGATIVE_WEIGHT, NAN_WEIGHT, INFINITE_WEIGHT) = range(8)
 
 _NL, _CR, _SPACE, _TAB, _COMMA, _HASH, _PERCENT, _MINUS, _PLUS, _DOT = b"\n\r \t,#%-+."
 _NL_BYTE = np.uint8(_NL)
@@ -65,13 +65,11 @@ class Input:
 
     def __init__(self, path: str | os.PathLike):
         self.name = str(path)
-        raw = open(path, "rb", buffering=0)
+        raw = open(path, "rb", buffering=0)  # noqa: SIM115 (closed by close(), with the hashing reader)
         magic = raw.read(6)
         raw.seek(0)
         self._hashing = _Hashing(raw)
-        self.compression, opener = next(
-            (kind for m, kind in _COMPRESSION.items() if magic.startswith(m)), (None, None)
-        )
+        self.compression, opener = next((kind for m, kind in _COMPRESSION.items() if magic.startswith(m)), (None, None))
         self._stream = opener(self._hashing) if opener else self._hashing
 
     def read(self, size: int) -> bytes:
@@ -101,7 +99,7 @@ class Input:
         self._stream.close()
         self._hashing.raw.close()
 
-    def __enter__(self) -> Input:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -453,9 +451,7 @@ def parse_lines(
             buf, end, n, eof = pending.result()
             if not eof:
                 pending = reader.submit(_read_lines, inp, buf[end:n], read_bytes)
-            src, dst, w, offsets, newlines, result = _parse_buffer(
-                buf, end, ncols, lo, hi, workers, threads
-            )
+            src, dst, w, offsets, newlines, result = _parse_buffer(buf, end, ncols, lo, hi, workers, threads)
             for p, (count, code, line, start, stop, column) in enumerate(result):
                 if code != OK:
                     token = bytes(buf[start:stop]).decode("utf-8", "replace")

@@ -68,8 +68,7 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndar
     n, first, last = expected_sources(indptr, c, chunk_edges)
     if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != id_dtype.itemsize:
         raise CorruptChunkError(
-            f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} "
-            f"({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}",
+            f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} ({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}",
             array=store.name,
             chunk=c,
         )
@@ -79,7 +78,9 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndar
         raise CorruptChunkError("sub-list lengths disagree with indptr", array=store.name, chunk=c)
 
 
-def validated(store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
+def validated(
+    store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype
+) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
     """Chunk ``c``'s header and decoded sub-lists (offsets, dst), once its bytes have passed every
     check a kernel relies on."""
     try:

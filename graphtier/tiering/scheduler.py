@@ -103,7 +103,20 @@ class Scheduler:
     """One graph (forward or reverse) under a device budget for chunks and a host budget;
     ``heads``: keep every vertex's best-connected neighbour on the device, for pulls."""
 
-    def __init__(self, store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, backend: str, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
+    def __init__(
+        self,
+        store: ChunkStore,
+        codec: GraphChunkCodec,
+        indptr: np.ndarray,
+        n_vertices: int,
+        chunk_edges: int,
+        id_dtype: np.dtype,
+        backend: str,
+        chunk_budget: int,
+        host_budget: int,
+        zero_copy: str = "auto",
+        heads: bool = False,
+    ):
         if zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {zero_copy!r}")
         self.store, self.codec, self.zero_copy, self.wants_heads = store, codec, zero_copy, heads
@@ -117,7 +130,9 @@ class Scheduler:
         self.table_bytes = (TABLE_RING + 1) * self.layout.nbytes  # round tables, and the demand counts
         left = chunk_budget - self.table_bytes - indptr.nbytes  # what the device region may take
         if left < 0:
-            raise ValueError(f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.table_bytes + indptr.nbytes:,} bytes), and no chunk slot")
+            raise ValueError(
+                f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.table_bytes + indptr.nbytes:,} bytes), and no chunk slot"
+            )
         host_slots = min(n, host_budget // slot_bytes)
         if host_slots < 1:
             raise ValueError(f"host_memory ({host_budget:,} bytes) is less than one chunk slot of {store.name} ({slot_bytes:,} bytes)")
@@ -174,7 +189,9 @@ class Scheduler:
             left -= self.heads_bytes
         n_slots = 0 if self.zero_copy == "always" else min(self.n_chunks, max(0, left) // slot_bytes)
         if n_slots < 1 and self.zero_copy != "always":
-            raise ValueError(f"device_memory leaves {max(0, left):,} bytes for chunks of {self.store.name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)")
+            raise ValueError(
+                f"device_memory leaves {max(0, left):,} bytes for chunks of {self.store.name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)"
+            )
         slots = np.arange(n_slots, dtype=np.int64) * slot_bytes
         used = n_slots * slot_bytes
         if index is not None:
@@ -467,7 +484,9 @@ class Scheduler:
         need = self._needs[rows]
         in_place = xp.stack([self.iterations[i].pop("_in_place") for i in rows])
         needed = need > 0
-        counts = xp.stack([xp.count_nonzero(needed & ~in_place, axis=1), xp.count_nonzero(needed & in_place, axis=1), xp.sum(xp.minimum(need, self._edges) * self._edge_bytes * in_place, axis=1)], axis=1)
+        counts = xp.stack(
+            [xp.count_nonzero(needed & ~in_place, axis=1), xp.count_nonzero(needed & in_place, axis=1), xp.sum(xp.minimum(need, self._edges) * self._edge_bytes * in_place, axis=1)], axis=1
+        )
         for i, (hits, zero_copy, read) in zip(rows, self.memory.to_numpy(counts).tolist()):
             counted = {"device_hits": int(hits), "zero_copy_chunks": int(zero_copy), "host_hits": int(zero_copy), "bytes_zero_copy": int(read)}
             for k, v in counted.items():

@@ -85,4 +85,3 @@ class ChunkStore:
         if google_crc32c.value(body.tobytes()) != crc:
             raise CorruptChunkError("crc32c mismatch", array=self.name, chunk=c)
         return body
-
