@@ -19,7 +19,7 @@ import numpy as np
 import graphtier as gt
 
 from .codecs import FORMATS
-from .errors import CorruptChunkError, DeviceError, InputError, StoreError
+from .errors import CorruptChunkError, DeviceError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
 
@@ -283,7 +283,15 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as e:
         print(f"graphtier: bad input: {e}", file=sys.stderr)
         return EXIT_INPUT
-    except (StoreError, CorruptChunkError, FileNotFoundError, FileExistsError) as e:
+    except StoreExistsError as e:
+        print(f"graphtier: {e.path} already exists (pass --overwrite to replace it)", file=sys.stderr)
+        return EXIT_STORE
+    except FileNotFoundError as e:
+        # convert's input is data, not a store: missing, it is bad input (3); a missing store is 4
+        missing_input = args.command == "convert" and e.filename is not None and Path(e.filename) == Path(args.source)
+        print(f"graphtier: {'bad input: ' if missing_input else ''}{e}", file=sys.stderr)
+        return EXIT_INPUT if missing_input else EXIT_STORE
+    except (StoreError, CorruptChunkError, FileExistsError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return EXIT_STORE
     except (ValueError, NotImplementedError, DeviceError) as e:

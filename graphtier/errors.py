@@ -35,6 +35,20 @@ class StoreError(GraphtierError):
     """A store that is missing, of the wrong schema, or inconsistent."""
 
 
+class StoreExistsError(StoreError, FileExistsError):
+    """A graph store already at a build's destination: only ``overwrite`` replaces it. ``path``
+    lets the command line word its own advice (``--overwrite``)."""
+
+    def __init__(self, path: str):
+        super().__init__(f"{path} already exists (pass overwrite=True to replace it)")
+        self.path = path
+
+
+class DestinationError(StoreError):
+    """A destination that no build may write, whatever ``overwrite`` says: something other than a
+    graph store (a plain directory, a file, another Zarr group), or the build's own input."""
+
+
 class DeviceError(GraphtierError, RuntimeError):
     """The GPU backend was asked for but cannot run here (no cupy, no device), or the graph does
     not fit what it supports."""

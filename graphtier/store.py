@@ -7,13 +7,15 @@ into place only once it is complete, so a failed or interrupted build leaves not
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import posixpath
 import shutil
 import tempfile
 import uuid
 import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +24,12 @@ from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
 from zarr.errors import ZarrUserWarning
 
 from . import codecs as graph_codecs
-from .errors import StoreError
+from .errors import DestinationError, StoreError, StoreExistsError
 
 SCHEMA_VERSION = 1
 ADJ, INDPTR, WEIGHTS, PERM, REVERSE = "adj", "indptr", "weights", "perm", "reverse"
 VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
+_ONLY_STORES = "only a graphtier store (a Zarr v3 group with graphtier_schema) is ever replaced"
 
 # indptr and perm use numcodecs' delta filter through Zarr; its reminder that such codecs are outside
 # the v3 spec would otherwise greet every open of every store.
@@ -47,17 +50,22 @@ def _local_parent(target: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def staged_store(target: str | os.PathLike, *, overwrite: bool = False) -> Iterator[zarr.Group]:
-    """Yield an empty writable group; on success move it to ``target``, on any failure remove it."""
-    if _exists(target) and not overwrite:
-        raise FileExistsError(f"{target} already exists (pass overwrite=True to replace it)")
-    parent = _local_parent(target)
+def staged_store(target: str | os.PathLike, *, overwrite: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> Iterator[zarr.Group]:
+    """Yield an empty writable group; on success move it to ``target``, on any failure remove it.
+
+    ``target`` is checked before any work: it must not be, hold or lie inside one of ``inputs``,
+    and whatever is there already must be a graph store, replaced only with ``overwrite``. The
+    check runs again just before the move, in case something appeared there meanwhile.
+    """
+    inputs = list(inputs)
+    dest = _destination(target, overwrite=overwrite, inputs=inputs)
+    parent = _local_parent(dest)
     if not parent.is_dir():
         raise FileNotFoundError(f"cannot create {target}: {parent} is not a directory")
-    stage = parent / f".{Path(str(target)).name}.tmp-{uuid.uuid4().hex[:8]}"
+    stage = parent / f".{Path(str(dest)).name}.tmp-{uuid.uuid4().hex[:8]}"
     try:
         yield zarr.open_group(str(stage), mode="w-")
-        _commit(stage, target)
+        _commit(stage, _destination(target, overwrite=overwrite, inputs=inputs))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
@@ -67,6 +75,113 @@ def scratch_dir(target: str | os.PathLike) -> Iterator[Path]:
     """A temporary directory near ``target`` for sorted runs; removed whatever happens."""
     with tempfile.TemporaryDirectory(prefix=".graphtier-sort-", dir=_local_parent(target)) as d:
         yield Path(d)
+
+
+def _destination(target: str | os.PathLike, *, overwrite: bool, inputs: list[str | os.PathLike]) -> str | os.PathLike:
+    """Where a build may write ``target``, or an error that says why not.
+
+    ``overwrite`` replaces only a graph store, never the input, so that a mistyped path cannot
+    delete a directory of other files or the data being converted. A symbolic link to a graph
+    store stands for that store: the new store replaces it, and the link keeps pointing at it.
+    """
+    dest = target
+    if not is_url(target) and os.path.islink(target):
+        real = os.path.realpath(target)
+        if not os.path.lexists(real):
+            what = "missing"
+        elif _is_zip(real) != _is_zip(target):
+            what = "a path whose name gives the other kind of store (.zip or directory)"
+        else:
+            what = _not_a_store(real)
+        if what:
+            raise DestinationError(f"refusing to write {target}: it is a symbolic link to {real}, which is {what}; {_ONLY_STORES}")
+        dest = real
+    for source in inputs:
+        relation = _relation(dest, source)
+        if relation:
+            raise DestinationError(f"refusing to write {target}: it {relation} the input {source}")
+    if not _exists(dest):
+        return dest
+    what = _not_a_store(dest)
+    if what:
+        raise DestinationError(f"refusing to write {target}: it is {what}; {_ONLY_STORES}")
+    if not overwrite:
+        raise StoreExistsError(str(target))
+    return dest
+
+
+def _not_a_store(target: str | os.PathLike) -> str | None:
+    """What the existing ``target`` is, if it is not a graph store (a Zarr v3 group with
+    ``graphtier_schema`` in its attributes, in a directory, a ``.zip`` file or at a URL); None if it is one."""
+    if is_url(target):
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(str(target))
+        if not fs.isdir(path):
+            return "a file"
+        try:
+            meta = fs.cat_file(f"{path.rstrip('/')}/zarr.json")
+        except OSError:
+            return "a directory without a readable zarr.json"
+    elif _is_zip(target):
+        if os.path.isdir(target):
+            return "a directory"
+        if not os.path.isfile(target):
+            return "a special file"
+        if not zipfile.is_zipfile(target):
+            return "a file that is not a zip archive"
+        try:
+            with zipfile.ZipFile(target) as zf:
+                meta = zf.read("zarr.json")
+        except (KeyError, OSError, zipfile.BadZipFile):
+            return "a zip file without a readable zarr.json"
+    else:
+        if os.path.isfile(target):
+            return "a regular file"
+        if not os.path.isdir(target):
+            return "a special file"
+        try:
+            meta = Path(target, "zarr.json").read_bytes()
+        except OSError:
+            return "a directory without a readable zarr.json"
+    return None if _is_graphtier_group(meta) else "a Zarr node without graphtier_schema"
+
+
+def _is_graphtier_group(meta: bytes) -> bool:
+    """Whether ``zarr.json`` holds a Zarr v3 group's metadata whose attributes have ``graphtier_schema``."""
+    try:
+        meta = json.loads(meta)
+    except ValueError:  # bytes that are no JSON, or no UTF-8
+        return False
+    if not isinstance(meta, dict) or meta.get("zarr_format") != 3 or meta.get("node_type") != "group":
+        return False
+    attributes = meta.get("attributes")
+    return isinstance(attributes, dict) and "graphtier_schema" in attributes
+
+
+def _relation(dest: str | os.PathLike, source: str | os.PathLike) -> str | None:
+    """How ``dest`` overlaps ``source`` ("is", "lies inside", "holds"), or None; symbolic links
+    and relative paths are resolved first, so two spellings of one place compare equal."""
+    (dest_fs, a), (source_fs, b) = _place(dest), _place(source)
+    if dest_fs != source_fs:
+        return None
+    if a == b:
+        return "is"
+    common = (os.path if dest_fs == "file" else posixpath).commonpath([a, b])
+    return "lies inside" if common == b else "holds" if common == a else None
+
+
+def _place(target: str | os.PathLike) -> tuple[str, str]:
+    """A location as (file system, absolute path); a ``file://`` URL is a local path."""
+    if is_url(target):
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(str(target))
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        if protocol not in ("file", "local"):
+            return protocol, posixpath.normpath("/" + path.strip("/"))
+        target = path
+    return "file", os.path.realpath(target)
 
 
 def _exists(target: str | os.PathLike) -> bool:
@@ -79,19 +194,22 @@ def _exists(target: str | os.PathLike) -> bool:
 
 
 def _commit(stage: Path, target: str | os.PathLike) -> None:
+    """Move the finished ``stage`` to ``target``; a store already there is moved aside first and
+    deleted only once the new one is in place (or moved back if that fails)."""
     if is_url(target):
         import fsspec
 
         fs, path = fsspec.core.url_to_fs(str(target))
-        tmp = f"{path}.tmp-{uuid.uuid4().hex[:8]}"
+        tag = uuid.uuid4().hex[:8]
+        tmp, old = f"{path}.tmp-{tag}", f"{path}.old-{tag}"
         try:
             fs.put(str(stage), tmp, recursive=True)
-            if fs.exists(path):
-                fs.rm(path, recursive=True)
-            fs.mv(tmp, path, recursive=True)
+            _swap(lambda a, b: fs.mv(a, b, recursive=True), fs.exists, tmp, path, old)
         finally:
             if fs.exists(tmp):
                 fs.rm(tmp, recursive=True)
+        if fs.exists(old):
+            fs.rm(old, recursive=True)
         return
     target = Path(target)
     if _is_zip(target):
@@ -101,17 +219,26 @@ def _commit(stage: Path, target: str | os.PathLike) -> None:
                 for f in sorted(stage.rglob("*")):
                     if f.is_file():
                         zf.write(f, f.relative_to(stage).as_posix())
-            os.replace(packed, target)
+            os.replace(packed, target)  # atomic: the old zip is whole until the new one takes its name
         finally:
             packed.unlink(missing_ok=True)
         return
-    if target.exists():
-        trash = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
-        os.replace(target, trash)
-        os.replace(stage, target)
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.replace(stage, target)
+    trash = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+    _swap(os.replace, os.path.lexists, stage, target, trash)
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _swap(move, exists, new, target, aside) -> None:
+    """Put ``new`` at ``target``, first moving whatever is there to ``aside`` (and back on failure)."""
+    had = exists(target)
+    if had:
+        move(target, aside)
+    try:
+        move(new, target)
+    except BaseException:
+        if had:
+            move(aside, target)
+        raise
 
 
 def open_group(target: str | os.PathLike) -> zarr.Group:
@@ -142,7 +269,7 @@ def id_dtype(n_vertices: int) -> np.dtype:
 
 
 def create_adj(group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype, codec_config: dict | None = None) -> zarr.Array:
-    serializer = graph_codecs.ZARR_CODECS[fmt](**(codec_config or {}))
+    serializer = graph_codecs.GraphZarrCodec(graph_codecs.NUMCODECS[fmt].codec_id, **(codec_config or {}))
     return group.create_array(
         ADJ,
         shape=(0, 2),

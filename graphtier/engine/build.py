@@ -66,7 +66,7 @@ def build(
     progress = sys.stderr.isatty() if progress is None else progress
     read_bytes = int(min(64 << 20, max(1 << 20, budget // 24)))  # ~6 blocks in flight in a quarter
     edges = open_source(source, id_limit=(1 << 64) if relabel else MAX_VERTICES, read_bytes=read_bytes)
-    with schema.staged_store(store, overwrite=overwrite) as group, schema.scratch_dir(store) as scratch:
+    with schema.staged_store(store, overwrite=overwrite, inputs=_input_paths(source, edges.provenance)) as group, schema.scratch_dir(store) as scratch:
         part = partition(
             edges,
             spill_dir=scratch,
@@ -113,6 +113,18 @@ def build(
     return open_graph(store)
 
 
+def _input_paths(source, provenance: dict) -> list[str]:
+    """The paths a build reads, which its store must never replace: a path source itself and, for a
+    BVGraph, the basename's files."""
+    if not isinstance(source, (str, os.PathLike)):
+        return []
+    paths = [os.fspath(source)]
+    if provenance.get("kind") == "bvgraph":
+        base = provenance["source"]
+        paths += [base, f"{base}.graph", f"{base}.properties", f"{base}.offsets"]
+    return paths
+
+
 def recode(
     source: str | os.PathLike | Graph,
     store: str | os.PathLike,
@@ -132,7 +144,7 @@ def recode(
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
     layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": old.id_dtype, "weighted": old.weighted, "n_vertices": old.n_vertices}
-    with schema.staged_store(store, overwrite=overwrite) as group:
+    with schema.staged_store(store, overwrite=overwrite, inputs=[old.location]) as group:
         facts = _copy_adjacency(old.group, group, layout)
         if old.has_reverse:
             rev = group.create_group(schema.REVERSE)
