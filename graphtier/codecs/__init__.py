@@ -1,7 +1,8 @@
-"""One numcodecs codec per graph format, each also registered as a Zarr v3 serializer.
+"""One numcodecs codec per graph format, each also a Zarr v3 serializer (``graphtier.<format>``).
 
 Installing graphtier registers them through entry points; importing this package registers them
-too, so a source checkout works without installation.
+too, so a source checkout works without installation. ``CODECS`` is the one list of formats: every
+other table of formats (the kernels' registry, the CLI's choices) is derived from it.
 """
 
 from numcodecs.registry import register_codec
@@ -13,21 +14,22 @@ from .csr import CsrCodec
 from .ef import EfCodec
 from .header import FORMAT_CODES, HEADER_BYTES, ChunkHeader, read_header
 from .log import LogCodec
-from .zarr3 import ZARR_CODECS, GraphZarrCodec
+from .zarr3 import GraphZarrCodec
 
-NUMCODECS = {"csr": CsrCodec, "log": LogCodec, "ef": EfCodec, "cgr": CgrCodec}
+CODECS: tuple[type[GraphChunkCodec], ...] = (CsrCodec, LogCodec, EfCodec, CgrCodec)
+NUMCODECS = {c.format: c for c in CODECS}
 FORMATS = tuple(NUMCODECS)
 
-for _fmt, _cls in NUMCODECS.items():
+for _cls in CODECS:
     register_codec(_cls)
-    register_zarr_codec(_cls.codec_id, ZARR_CODECS[_fmt])
+    register_zarr_codec(_cls.codec_id, GraphZarrCodec)
 
 __all__ = [
+    "CODECS",
     "FORMATS",
     "FORMAT_CODES",
     "HEADER_BYTES",
     "NUMCODECS",
-    "ZARR_CODECS",
     "CgrCodec",
     "ChunkHeader",
     "CsrCodec",

@@ -11,7 +11,7 @@ from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray
 
 from ..errors import CorruptChunkError
-from .header import HEADER_BYTES, ChunkHeader, pad8, read_header
+from .header import HEADER_BYTES, ChunkHeader, pad8, read_header, register_format
 
 
 def _as_rows(buf) -> np.ndarray:
@@ -43,9 +43,15 @@ class GraphChunkCodec(Codec):
     """Base of the per-format codecs; ``decode`` returns the (n, 2) rows of the chunk."""
 
     format: str = ""
+    format_code: int = -1  # the byte naming the format in every chunk header
     # Whether the traversal kernels read the local index (csr and log find lists through the
     # global indptr): the scheduler then keeps every chunk's index on the device.
     kernels_read_index: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        register_format(cls.format, cls.format_code)
+        cls.codec_id = f"graphtier.{cls.format}"
 
     def encode(self, buf) -> np.ndarray:
         rows = _as_rows(buf)

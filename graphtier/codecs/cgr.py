@@ -941,8 +941,8 @@ class CgrCodec(GraphChunkCodec):
     """GCGT's CGR. Parameters: ``zeta_k`` (1..16; 1 means γ), ``min_interval`` (0..255; 0: no
     intervals), ``segment_bits`` (residual segments), ``interval_segment_bits`` (0: unsegmented)."""
 
-    codec_id = "graphtier.cgr"
     format = "cgr"
+    format_code = 3
     kernels_read_index = True
 
     def __init__(self, zeta_k: int = 3, min_interval: int = 4, segment_bits: int = 256, interval_segment_bits: int = 256):

@@ -14,8 +14,8 @@ from .header import ChunkHeader, pad8
 
 
 class CsrCodec(GraphChunkCodec):
-    codec_id = "graphtier.csr"
     format = "csr"
+    format_code = 0
 
     def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
         return offsets.astype("<u4"), dst.astype(dst.dtype.newbyteorder("<"), copy=False)

@@ -467,8 +467,8 @@ def index_bytes(n_local: int, wo: int, wl: int, wd: int) -> int:
 class EfCodec(GraphChunkCodec):
     """Elias-Fano sub-lists with forward pointers every ``quantum`` elements (0: none), as EFG."""
 
-    codec_id = "graphtier.ef"
     format = "ef"
+    format_code = 2
     kernels_read_index = True
 
     def __init__(self, quantum: int = DEFAULT_QUANTUM):

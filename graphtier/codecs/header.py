@@ -14,7 +14,16 @@ from ..errors import CorruptChunkError
 
 MAGIC = b"GTCK"
 LAYOUT_VERSION = 1
-FORMAT_CODES = {"csr": 0, "log": 1, "ef": 2, "cgr": 3}
+# format name <-> the byte that names it in a header, filled by each codec class as it is declared
+# (``GraphChunkCodec.__init_subclass__``), so that a format's code is written down once, beside it.
+FORMAT_CODES: dict[str, int] = {}
+
+
+def register_format(name: str, code: int) -> None:
+    if FORMAT_CODES.get(name, code) != code or code in {c for f, c in FORMAT_CODES.items() if f != name}:
+        raise ValueError(f"format code {code} of {name!r} clashes with {FORMAT_CODES}")
+    FORMAT_CODES[name] = code
+
 
 HEADER_DTYPE = np.dtype(
     [

@@ -249,8 +249,8 @@ def _words(buf: np.ndarray, dtype: str) -> np.ndarray:
 class LogCodec(GraphChunkCodec):
     """MPLG log encoding (``graphtier.log``); no parameters: b is chosen per chunk."""
 
-    codec_id = "graphtier.log"
     format = "log"
+    format_code = 1
 
     def encode_lists(self, offsets: np.ndarray, dst: np.ndarray, first_src: int) -> tuple[np.ndarray, np.ndarray]:
         id_bytes = dst.dtype.itemsize

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import ClassVar
 
+import numcodecs
 import numpy as np
 from zarr.abc.codec import ArrayBytesCodec
 from zarr.core.array_spec import ArraySpec
@@ -19,33 +19,33 @@ from zarr.core.common import JSON, parse_named_configuration
 
 from ..errors import CorruptChunkError
 from .base import GraphChunkCodec
-from .cgr import CgrCodec
-from .csr import CsrCodec
-from .ef import EfCodec
-from .log import LogCodec
 
 
 @dataclass(frozen=True)
 class GraphZarrCodec(ArrayBytesCodec):
-    """Serializer for the ``adj`` array, wrapping one :class:`GraphChunkCodec`."""
+    """Serializer for the ``adj`` array: one class for every format, which it finds by the
+    codec's name (``graphtier.<format>``) in numcodecs' registry, so that a new format needs
+    only its codec class."""
 
-    codec_class: ClassVar[type[GraphChunkCodec]]
+    name: str
     configuration: dict
 
-    def __init__(self, **configuration: JSON) -> None:
+    def __init__(self, name: str, **configuration: JSON) -> None:
+        object.__setattr__(self, "name", name)
         object.__setattr__(self, "configuration", dict(configuration))
 
     @property
     def codec(self) -> GraphChunkCodec:
-        return self.codec_class(**self.configuration)
+        return numcodecs.get_codec({"id": self.name, **self.configuration})
 
     @classmethod
     def from_dict(cls, data: dict[str, JSON]) -> GraphZarrCodec:
-        _, config = parse_named_configuration(data, cls.codec_class.codec_id, require_configuration=False)
-        return cls(**(config or {}))
+        name = data["name"]
+        _, config = parse_named_configuration(data, name, require_configuration=False)
+        return cls(name, **(config or {}))
 
     def to_dict(self) -> dict[str, JSON]:
-        return {"name": self.codec_class.codec_id, "configuration": dict(self.configuration)}
+        return {"name": self.name, "configuration": dict(self.configuration)}
 
     def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
         raise NotImplementedError("graph chunks are variable-size")
@@ -73,27 +73,3 @@ class GraphZarrCodec(ArrayBytesCodec):
         out = np.full(chunk_spec.shape, np.iinfo(out_dtype).max, out_dtype)
         out[: len(rows)] = rows
         return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
-
-
-class CsrZarrCodec(GraphZarrCodec):
-    codec_class = CsrCodec
-
-
-class LogZarrCodec(GraphZarrCodec):
-    codec_class = LogCodec
-
-
-class EfZarrCodec(GraphZarrCodec):
-    codec_class = EfCodec
-
-
-class CgrZarrCodec(GraphZarrCodec):
-    codec_class = CgrCodec
-
-
-ZARR_CODECS: dict[str, type[GraphZarrCodec]] = {
-    "csr": CsrZarrCodec,
-    "log": LogZarrCodec,
-    "ef": EfZarrCodec,
-    "cgr": CgrZarrCodec,
-}
