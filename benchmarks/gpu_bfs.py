@@ -23,7 +23,7 @@ import numpy as np
 from harness import RESULTS_DIR, machine_info, print_table, write_results
 
 import graphtier as gt
-from graphtier.kernels.cuda.runtime import DECODERS
+from graphtier.kernels.formats import FORMATS
 
 CNR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cnr-2000" / "cnr-2000-csr.npz"
 
@@ -40,7 +40,7 @@ def run(name: str, graphs: dict[str, gt.Graph], sources: list[int], repeat: int)
     rows = []
     reference = {}
     for fmt, g in graphs.items():
-        default, *others = DECODERS[fmt]
+        default, *others = FORMATS[fmt].decoders
         runs = [(default, "auto")] + [(default, "push")] * (fmt == "csr" and not g.directed) + [(d, "auto") for d in others]
         for decoder, direction in runs:
             gt.bfs(g, sources[0], device="cuda", direction=direction, decoder=decoder)  # compile, upload, warm up
@@ -87,7 +87,7 @@ def main() -> None:
     p.add_argument("--scale", type=int, default=23)
     p.add_argument("--sources", type=int, default=8)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--formats", nargs="+", default=list(DECODERS))
+    p.add_argument("--formats", nargs="+", default=list(FORMATS))
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args()
     rows = []

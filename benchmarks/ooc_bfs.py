@@ -66,9 +66,8 @@ def stores(name: str, edges: np.ndarray, symmetric: bool, formats: list[str], ch
 
 
 def state_bytes(g: gt.Graph) -> int:
-    """The BFS vertex state on the GPU (as engine/bfs.py allocates it), measured on a first run."""
-    gt.bfs(g, 0, device="cuda")
-    return g.workspace().nbytes
+    """What a GPU BFS charges to device_memory before any chunk (its vertex state and frontier)."""
+    return gt.bfs(g, 0, device="cuda").stats["state_bytes"]
 
 
 def pinned_gbps() -> float:

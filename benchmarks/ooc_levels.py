@@ -35,8 +35,7 @@ def main() -> None:
         csr = gt.build(gt.generators.kronecker(args.scale, seed=0), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, chunk_edges=1 << 20, memory_budget="24GiB", progress=False)
         g = csr if args.format == "csr" else gt.recode(csr, Path(d) / f"{args.format}.gt", format=args.format)
         csr_bytes = sum(h.total_bytes for h in csr.chunks().headers(range(csr.chunks().n_chunks)))
-        gt.bfs(g, 0, device="cuda")
-        state = g.workspace().nbytes + 8 * (g.n_vertices + 1) + 200 * g.chunks().n_chunks
+        state = gt.bfs(g, 0, device="cuda").stats["state_bytes"] + 8 * (g.n_vertices + 1) + 200 * g.chunks().n_chunks
         pool = np.flatnonzero(np.diff(csr.indptr()))
         sources = np.random.default_rng(0).choice(pool, args.sources, replace=False).tolist()
         for share, zero_copy in itertools.product(args.share, args.modes):

@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphtier as gt
+from graphtier.algorithms.bfs import ALPHA, BETA
 from graphtier.codecs.ef import DEFAULT_QUANTUM
-from graphtier.engine.bfs import ALPHA, BETA
 
 SECTOR = 32
 

@@ -6,13 +6,14 @@ r = gt.bfs(g, 0)
 """
 
 from ._version import __version__
-from .engine import BFSResult, BFSValidationError, Graph, bfs, build, open, recode, validate_bfs_tree
+from .engine import BFSResult, BFSValidationError, Config, Graph, bfs, build, open, recode, validate_bfs_tree
 from .errors import CorruptChunkError, DeviceError, GraphtierError, InputError, StoreError
 from .partition import generators
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "Config",
     "CorruptChunkError",
     "DeviceError",
     "Graph",

@@ -282,7 +282,9 @@ def create_adj(group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype
 
 
 def create_weights(group: zarr.Group, *, chunk_edges: int) -> zarr.Array:
-    return group.create_array(WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", compressors=[ZstdCodec(level=3), Crc32cCodec()])
+    """Raw little-endian float32 (then crc32c), chunk c aligned with ``adj``'s chunk c: a kernel
+    reads a chunk's weights in place, wherever the tiers put them, as it reads the chunk."""
+    return group.create_array(WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", serializer=BytesCodec(endian="little"), compressors=[Crc32cCodec()])
 
 
 def write_vector(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array:

@@ -88,23 +88,23 @@ def resident_graph(codec, indptr, indices, chunk_edges: int, dtype=np.uint32):
 
 
 def kernel_distances(g, source: int) -> np.ndarray:
-    """BFS distances through ``operators.advance`` and the format's kernel, with the engine's functor."""
-    from graphtier.engine.bfs import visit
+    """BFS distances through the CPU's advance kernel and the format's decoder, with BFS's functor."""
+    from graphtier.algorithms.bfs import visit
     from graphtier.kernels.cpu import operators as ops
-    from graphtier.kernels.cpu.formats import NEIGHBORS
+    from graphtier.kernels.formats import FORMATS
 
-    neighbors, word = NEIGHBORS[g.format]
+    fmt = FORMATS[g.format]
+    advance = ops.advance_kernel(fmt.neighbors, fmt.push, visit, False, False)
     dist = np.full(g.n_vertices, -1, np.int32)
     parent = np.full(g.n_vertices, -1, np.int64)
     dist[source], parent[source] = 0, source
     queue = np.empty(g.n_vertices, np.int64)
     queue[0] = source
-    a, b = 0, 1
+    a, b, level = 0, 1, 1
     scratch = ops.scratch_for(g.chunk_edges, g.id_dtype)
-    state = (dist, parent, np.zeros(0, np.bool_))
     while a < b:
-        found = ops.advance(queue[a:b], g.indptr, g.words(word), g.table, g.chunk_edges, neighbors, visit, state, queue[b:], scratch)
-        a, b = b, b + found
+        found = advance(queue[a:b], b - a, False, g.indptr, g.words(fmt.word), np.ones(1, np.float32), g.table, g.chunk_edges, (dist, parent, level), queue[b:], np.zeros(1, np.bool_), scratch)
+        a, b, level = b, b + found, level + 1
     return dist
 
 

@@ -115,7 +115,7 @@ def test_hostile_chunk_with_valid_crc_is_refused(tmp_path):
 
 
 def test_device_auto_falls_back_with_one_message(tmp_path, monkeypatch, capsys):
-    from graphtier.engine import backend
+    from graphtier.runtime import config as backend
 
     monkeypatch.setattr(backend, "unavailable", lambda: "no CUDA device is visible")
     monkeypatch.setattr(backend, "_told", False)

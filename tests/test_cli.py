@@ -72,7 +72,7 @@ def test_console_script_help():
 
 
 def test_bfs_on_cuda_without_a_gpu_exits_2(tmp_path, monkeypatch, capsys):
-    from graphtier.engine import backend
+    from graphtier.runtime import config as backend
 
     monkeypatch.setattr(backend, "unavailable", lambda: "cupy is not installed")
     gt.build(np.array([[0, 1]]), tmp_path / "g.gt")

@@ -376,8 +376,9 @@ def test_kernel_returns_every_sub_list_exactly():
 
 
 @njit
-def _take(v, u, state):
-    return True
+def _take(v, u, i, state, n_out):
+    state[0][n_out] = u
+    return n_out + 1
 
 
 @njit
@@ -385,7 +386,7 @@ def _all_pushed(indptr, words, table, scratch, out):
     k = 0
     for v in range(len(indptr) - 1):
         if indptr[v] < indptr[v + 1]:
-            k = ef_push(words, table, 0, v, indptr[v], indptr[v + 1], scratch, _take, (out,), out, k)
+            k = ef_push(words, table, 0, v, indptr[v], indptr[v + 1], scratch, _take, (out,), k)
     return k
 
 
@@ -402,7 +403,7 @@ def test_push_visitor_and_neighbors_decode_every_id(dtype):
     rows = rows_of(lists, dtype)
     chunk = np.frombuffer(EfCodec(quantum=8).encode(rows), np.uint8).copy()
     h = read_header(chunk, "ef")
-    table = np.array([[0, h.index_start, h.payload_start, h.n_edges, h.first_src]], np.int64)
+    table = np.array([[0, h.index_start, h.payload_start, h.n_edges, h.first_src, -1]], np.int64)
     indptr = np.zeros(h.last_src - h.first_src + 2, np.int64)
     degrees = np.bincount(rows[:, 0].astype(np.int64) - h.first_src, minlength=len(indptr) - 1)
     np.cumsum(degrees, out=indptr[1:])

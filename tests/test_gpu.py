@@ -7,14 +7,16 @@ import numpy as np
 import pytest
 
 import graphtier as gt
-from graphtier.kernels.cuda.runtime import DECODERS, unavailable
+from graphtier.algorithms.bfs import HEADS
+from graphtier.kernels.cuda.runtime import unavailable
+from graphtier.kernels.formats import FORMATS
 from graphtier.tiering.budget import parse_size
 
 from .conftest import csr_to_edges, head_ids
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(unavailable() is not None, reason=f"no GPU: {unavailable()}")]
-GPU_FORMATS = sorted(DECODERS)
-EVERY_DECODER = [(f, d) for f in GPU_FORMATS for d in DECODERS[f]]
+GPU_FORMATS = sorted(FORMATS)
+EVERY_DECODER = [(f, d) for f in GPU_FORMATS for d in FORMATS[f].decoders]
 
 
 def assert_same_bfs(g: gt.Graph, source: int, indptr: np.ndarray, indices: np.ndarray, direction: str = "auto", decoder: str | None = None) -> gt.BFSResult:
@@ -93,7 +95,7 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
     g = streamed[fmt]
     source = int(np.argmax(np.diff(g.indptr())))
     resident = gt.bfs(g, source, device="cuda")
-    state = g.workspace().nbytes
+    state = resident.stats["state_bytes"]
     slot = max(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks)))
     tables = g.indptr().nbytes + 200 * g.chunks().n_chunks
     budget = {"device_memory": state + tables + max(2 * slot, int(share * g.resident_size())), "host_memory": "1GiB", "zero_copy": zero_copy}
@@ -107,9 +109,9 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
     g.evict_device()
     again = gt.bfs(g, source, device="cuda", **budget)
     assert again.stats["bytes_host_to_device"] + again.stats["bytes_zero_copy"] > 0
-    src = g.source("cuda", chunk_budget=budget["device_memory"] - state, host_budget=parse_size("1GiB"), zero_copy=zero_copy, heads=True)
+    src = g.source("cuda", chunk_budget=budget["device_memory"] - state, host_budget=parse_size("1GiB"), zero_copy=zero_copy, sidecars=(HEADS,))
     if (share, zero_copy) in ((0.25, "auto"), (0.2, "always")):  # room for the heads: pulls check them first
-        np.testing.assert_array_equal(src.heads.get(), head_ids(g))
+        np.testing.assert_array_equal(src.sidecar("heads").get(), head_ids(g))
 
 
 def g_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:

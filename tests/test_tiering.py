@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 import graphtier as gt
+from graphtier.algorithms.bfs import BFS, HEADS
 from graphtier.codecs.header import pad8
-from graphtier.kernels.cpu import operators as ops
+from graphtier.runtime.run import state_of
 from graphtier.tiering import memory, storage
 from graphtier.tiering.budget import parse_size
 from graphtier.tiering.memory import TABLE_RING
@@ -67,11 +68,10 @@ def n_chunks(g: gt.Graph, reverse: bool = False) -> int:
 
 
 def state_bytes(g: gt.Graph, pulls: bool) -> int:
-    """The CPU BFS's vertex state: dist, parent, queue, and for pulls in_frontier, all_vertices,
-    candidates; plus the per-thread decode scratch."""
-    n = g.n_vertices
-    per_vertex = 4 + 8 + 8 + ((1 + 8 + 8) if pulls else 0)
-    return n * per_vertex + ops.scratch_for(g.chunk_edges, g.id_dtype).nbytes
+    """What the CPU BFS charges to the device budget before any chunk: its vertex state, frontier
+    and decode scratch."""
+    direction = ("pull" if g.directed else "auto") if pulls else "push"
+    return state_of(BFS(g, 0, direction), g, "cpu")[1]
 
 
 def fixed_bytes(g: gt.Graph, reverse: bool = False) -> int:
@@ -90,7 +90,7 @@ def index_bytes(g: gt.Graph, zero_copy: str, reverse: bool = False) -> int:
 
 def heads_bytes(g: gt.Graph, zero_copy: str, pulls: bool = True) -> int:
     """The heads, when chunks may be read in place and a BFS pulls: one id per vertex."""
-    return pad8(g.n_vertices * g.id_dtype.itemsize) if pulls and zero_copy != "never" else 0
+    return pad8(g.n_vertices * np.dtype(HEADS.dtype).itemsize) if pulls and zero_copy != "never" else 0
 
 
 def device_memory_for(g: gt.Graph, slots: int, pulls: bool = True, zero_copy: str = "never") -> int:
@@ -216,7 +216,7 @@ def test_every_budget_same_result_and_bytes(sym, moved, zero_copy):
             r = run(sym, moved, device_memory=D, host_memory=H, zero_copy=zero_copy)
             check_result(sym, r)
             check_accounting(r, moved, D, H)
-            src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy=zero_copy, heads=True)
+            src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy=zero_copy, sidecars=(HEADS,))
             if not isinstance(src, Scheduler):  # the whole graph fit both budgets
                 assert zero_copy == "auto" and g.resident_size() <= min(D - state, H)
                 assert r.stats["rounds"] == 0 and r.stats["bytes_host_to_device"] == 0
@@ -227,7 +227,7 @@ def test_every_budget_same_result_and_bytes(sym, moved, zero_copy):
             assert src.device.n_slots == (n if homes else 0 if zero_copy == "always" else k), "device_memory_for gave another slot count"
             assert src.host.n_slots == h
             assert (src.plan.index is not None) == (index_bytes(g, zero_copy) > 0 and not src.plan.homes)
-            assert (src.plan.heads is not None) == (heads_bytes(g, zero_copy) > 0 and not src.plan.homes)
+            assert ("heads" in src.plan.sidecars) == (heads_bytes(g, zero_copy) > 0 and not src.plan.homes)
             assert src.memory.bytes_copied == r.stats["bytes_host_to_device"]  # a fresh scheduler per budget
             check_scheduler_counters(r, sizes, zero_copy, moved, index_bytes(g, zero_copy) + heads_bytes(g, zero_copy))
             if h == n:  # nothing leaves the host tier: each chunk is read from the store at most once
@@ -261,7 +261,7 @@ def test_smallest_budgets_are_exact(sym):
         r = gt.bfs(g, s, device="cpu", device_memory=D, host_memory=H)
         np.testing.assert_array_equal(r.distances, sym.resident.distances)
         assert r.stats["device_peak_bytes"] <= D and r.stats["host_peak_bytes"] <= H
-        src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy="auto", heads=True)
+        src = g.source("cpu", chunk_budget=D - state, host_budget=H, zero_copy="auto", sidecars=(HEADS,))
         assert isinstance(src, Scheduler) != resident, (D - state, H, rs)
     # pushing only needs less vertex state
     push_least = state_bytes(g, pulls=False) + fixed_bytes(g) + slot
@@ -312,7 +312,7 @@ def test_directed_every_budget(directed, moved, direction):
                 check_accounting(r, moved, D, H)
                 assert {lvl["direction"] for lvl in r.stats["iterations"]} == {direction}
                 for rev in parts:
-                    src = g.source("cpu", reverse=rev, chunk_budget=(D - state) // shares, host_budget=H // shares, zero_copy=zero_copy, heads=rev)
+                    src = g.source("cpu", reverse=rev, chunk_budget=(D - state) // shares, host_budget=H // shares, zero_copy=zero_copy, sidecars=(HEADS,) if rev else ())
                     if isinstance(src, Scheduler):  # the index arena, where there is one, takes slots
                         assert src.device.n_slots >= (min(k, n_chunks(g, rev)) if zero_copy == "never" else 0 if zero_copy == "always" else 1)
                         assert src.host.n_slots >= min(h, n_chunks(g, rev))
@@ -356,7 +356,7 @@ def test_every_chunk_on_device_steps_aside(sym, moved):
     first = run(case, moved, **budget)
     check_result(case, first)
     check_accounting(first, moved, budget["device_memory"], budget["host_memory"])
-    sched = g.source("cpu", chunk_budget=budget["device_memory"] - state_bytes(g, True), host_budget=n * slot, zero_copy="never", heads=True)
+    sched = g.source("cpu", chunk_budget=budget["device_memory"] - state_bytes(g, True), host_budget=n * slot, zero_copy="never", sidecars=(HEADS,))
     assert isinstance(sched, Scheduler)
     reached_chunks = len(sched.device)
     assert 0 < first.stats["device_misses"] == reached_chunks  # each loaded once, none evicted
@@ -562,7 +562,7 @@ def heads_copied(g: gt.Graph) -> int:
 
 
 def scheduler_of(g: gt.Graph, device_memory: int, host_memory: int, zero_copy: str) -> Scheduler:
-    src = g.source("cpu", chunk_budget=device_memory - state_bytes(g, pulls=True), host_budget=host_memory, zero_copy=zero_copy, heads=True)
+    src = g.source("cpu", chunk_budget=device_memory - state_bytes(g, pulls=True), host_budget=host_memory, zero_copy=zero_copy, sidecars=(HEADS,))
     assert isinstance(src, Scheduler)
     return src
 
@@ -591,8 +591,8 @@ def test_indexes_load_once_then_rounds_are_static(sym, moved):
     else:
         assert sched.plan.index is None and s["bytes_index_to_device"] == heads == s["bytes_host_to_device"]
         assert moved["copies"] == n
-    assert sched.headed.all()
-    np.testing.assert_array_equal(sched.heads, head_ids(g))  # every list's head, the rest unknown
+    assert sched.derived.all()
+    np.testing.assert_array_equal(sched.sidecar("heads"), head_ids(g))  # every list's head, the rest unknown
     second = run(case, moved, **budget)
     check_result(case, second)
     check_accounting(second, moved, D, H)

@@ -193,11 +193,11 @@ def _ef_decoder(check: bool, bounded: bool, push: bool):
     bounded = bounded or check
 
     @njit(nogil=True, inline="always")
-    def decode(buf, start, end, n, l, q, maxval, out, o, functor, v, state, frontier, n_out):
+    def decode(buf, start, end, n, l, q, maxval, out, o, visit, v, state, n_out):
         """Decode the Elias-Fano sub-list in ``buf[start:end]`` into ``out[o:o + n]``; with
-        ``push``, instead call ``functor(v, u, state)`` on each id ``u`` (of ``out``'s dtype) as
-        soon as it is decoded, appending ``u`` to ``frontier`` at ``n_out`` when it returns True,
-        as ``advance`` does.
+        ``push``, instead hand each id ``u`` (of ``out``'s dtype) to the traversal as soon as it
+        is decoded: ``n_out = visit(v, u, i, state, n_out)``, ``i`` its rank in the list (as
+        ``kernels/cpu/operators.py``'s ``advance`` visits the ids of a list).
 
         ``buf`` is a C-contiguous uint8 array in which the list is followed by at least
         ``SLACK_BYTES`` more bytes (the payload's slack, or the lists after it); ``n`` the degree,
@@ -281,11 +281,8 @@ def _ef_decoder(check: bool, bounded: bool, push: bool):
                     fwd_i += q
             if not push:
                 out[o + i] = x
-            else:
-                u = out.dtype.type(x)  # the id with out's type, as iterating ``out`` would give it
-                if functor(v, u, state):
-                    frontier[n_out] = u
-                    n_out += 1
+            else:  # the id with out's type, as iterating ``out`` would give it
+                n_out = visit(v, out.dtype.type(x), i, state, n_out)
         if not check:
             return n, n_out
         last_one = h + n - 1
@@ -321,9 +318,9 @@ def ef_decode_list(buf, start, end, n, l, q, maxval, out, o, check) -> int:
     either way. Returns the number of ids written (``n`` for a good list) or a negative error
     code."""
     if check:
-        count, _ = ef_decode_checked(buf, start, end, n, l, q, maxval, out, o, None, 0, None, None, 0)
+        count, _ = ef_decode_checked(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0)
     else:
-        count, _ = ef_decode_bounded(buf, start, end, n, l, q, maxval, out, o, None, 0, None, None, 0)
+        count, _ = ef_decode_bounded(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0)
     return count
 
 

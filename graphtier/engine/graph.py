@@ -13,9 +13,9 @@ from .. import store as schema
 from ..codecs.header import pad8
 from ..errors import StoreError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
-from ..tiering.resident import ResidentGraph, load_resident
+from ..tiering.resident import TABLE_COLUMNS, ResidentGraph, load_resident
 from ..tiering.scheduler import Scheduler
-from ..tiering.storage import CRC_BYTES, ChunkStore
+from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore
 
 
 class Graph:
@@ -100,40 +100,72 @@ class Graph:
     def codec(self) -> graph_codecs.GraphChunkCodec:
         return graph_codecs.NUMCODECS[self.format](**self.attrs.get("codec", {}))
 
-    def resident(self, reverse: bool = False) -> ResidentGraph:
-        """Every encoded chunk in one validated host buffer (the whole graph must fit)."""
-        return self._once("resident", reverse, lambda: load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype))
+    def weight_store(self, reverse: bool = False) -> WeightStore:
+        """The edges' weights, chunk by chunk as ``adj``'s."""
+        if not self.weighted:
+            raise ValueError(f"{self.location} has no edge weights (build it from weighted input)")
+        return WeightStore(self._part(reverse)[schema.WEIGHTS])
 
-    def on_device(self, reverse: bool = False) -> DeviceGraph:
+    def _kept(self, what: str, reverse: bool, weights: bool, load):
+        """A loaded form of the graph (``what``: "resident" or "device"), with or without weights;
+        a weighted one serves an unweighted request, and replaces an unweighted one (so the
+        device does not hold both)."""
+        if not weights and ((what, True), reverse) in self._loaded:
+            return self._loaded[(what, True), reverse]
+        if weights:
+            self._loaded.pop(((what, False), reverse), None)
+        return self._once((what, weights), reverse, load)
+
+    def resident(self, reverse: bool = False, weights: bool = False) -> ResidentGraph:
+        """Every encoded chunk in one validated host buffer (the whole graph must fit), each
+        followed by its edges' weights with ``weights``."""
+        ws = self.weight_store(reverse) if weights else None
+        return self._kept("resident", reverse, weights, lambda: load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws))
+
+    def on_device(self, reverse: bool = False, weights: bool = False) -> DeviceGraph:
         """The resident graph copied to the GPU, unchanged (the whole graph must fit there)."""
-        return self._once("device", reverse, lambda: DeviceGraph.upload(self.resident(reverse)))
+        return self._kept("device", reverse, weights, lambda: DeviceGraph.upload(self.resident(reverse, weights)))
 
     def workspace(self) -> Workspace:
         """GPU arrays for the vertex state of algorithms on this graph, kept between runs."""
         return self._once("workspace", False, Workspace)
 
-    def resident_size(self, reverse: bool = False) -> int:
-        """Bytes the whole graph takes resident: every chunk, its table row and indptr."""
+    def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
+        """Bytes the whole graph takes resident: every chunk (with its weights), its table row, indptr."""
 
         def size():
             chunks = self.chunks(reverse)
             stored = chunks.stored_bytes(range(chunks.n_chunks))
-            return sum(pad8(s - CRC_BYTES) + 40 for s in stored) + 8 * (self.n_vertices + 1)
+            return sum(pad8(s - CRC_BYTES) + 8 * TABLE_COLUMNS for s in stored) + 8 * (self.n_vertices + 1)
 
-        return self._once("resident_size", reverse, size)
+        extra = sum(pad8(4 * min(self.chunk_edges, e - c)) for e in [self._part(reverse)[schema.ADJ].shape[0]] for c in range(0, e, self.chunk_edges)) if weights else 0
+        return self._once("resident_size", reverse, size) + extra
 
-    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", heads: bool = False):
+    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", weights: bool = False, sidecars: tuple = ()):
         """What kernels traverse under these budgets: the resident graph when it fits both (the
-        scheduler steps aside), else a scheduler streaming its chunks through the tiers, keeping
-        one id of every list on the device with ``heads`` (for pulls). Kept for the next call
+        scheduler steps aside), else a scheduler streaming its chunks (with their weights, with
+        ``weights``) through the tiers, keeping ``sidecars`` on the device. Kept for the next call
         with the same arguments, so that a device cache lasts across queries."""
-        if zero_copy == "auto" and self.resident_size(reverse) <= min(chunk_budget, host_budget):
-            return self.on_device(reverse) if backend == "cuda" else self.resident(reverse)
-        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, heads)
+        if zero_copy == "auto" and self.resident_size(reverse, weights) <= min(chunk_budget, host_budget):
+            return self.on_device(reverse, weights) if backend == "cuda" else self.resident(reverse, weights)
+        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, weights, sidecars)
         return self._once(
             key,
             reverse,
-            lambda: Scheduler(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, backend, chunk_budget, host_budget, zero_copy, heads),
+            lambda: Scheduler(
+                self.chunks(reverse),
+                self.codec,
+                self.indptr(reverse),
+                self.n_vertices,
+                self.chunk_edges,
+                self.id_dtype,
+                backend,
+                chunk_budget,
+                host_budget,
+                zero_copy,
+                self.weight_store(reverse) if weights else None,
+                sidecars,
+            ),
         )
 
     def evict_device(self) -> None:

@@ -1,7 +1,7 @@
 """Where the tiers' slots live and how bytes move between them: a GPU, or the CPU standing in for one.
 
 The scheduler sees one interface: a device region it lays out itself (chunk slots, the index
-arena, list heads), host slot addresses, an asynchronous host-to-device copy (from a host slot or
+arena, sidecars), host slot addresses, an asynchronous host-to-device copy (from a host slot or
 from an array) that waits for a fence, marks
 (events) on the copy and compute streams, the upload of a round's chunk table, and the array
 module (``xp``) of the device, for statistics that stay there. ``CudaMemory`` does this with CuPy:
@@ -16,6 +16,8 @@ import ctypes
 import time
 
 import numpy as np
+
+from .resident import TABLE_COLUMNS
 
 HOST_ALLOC_PORTABLE, HOST_ALLOC_MAPPED = 1, 2  # cudaHostAlloc flags
 HOST_TO_DEVICE = 1  # cudaMemcpyHostToDevice
@@ -112,15 +114,15 @@ class CudaMemory:
         self._pinned: list = [None] * host_slots
         self._pointers = np.zeros(host_slots, np.int64)  # of the pinned slots allocated so far
         self.copy_stream = cupy.cuda.Stream(non_blocking=True)
-        table_bytes = n_chunks * 5 * 8
+        table_bytes = n_chunks * TABLE_COLUMNS * 8
         self._staging = [self._pin(table_bytes) for _ in range(TABLE_RING)]
-        self._tables = [cupy.empty(n_chunks * 5, cupy.int64) for _ in range(TABLE_RING)]
+        self._tables = [cupy.empty(n_chunks * TABLE_COLUMNS, cupy.int64) for _ in range(TABLE_RING)]
         self._uploaded = [None] * TABLE_RING
         self._round = 0
         self._sources: list = []  # (event, array): arrays being copied from, kept until copied
 
     def allocate_device(self, nbytes: int) -> bool:
-        """The device region (chunk slots, index arena, heads) in one allocation; False when the GPU
+        """The device region (chunk slots, index arena, sidecars) in one allocation; False when the GPU
         cannot give that much."""
         try:
             self.arena = self.cupy.empty(nbytes, self.cupy.uint8)

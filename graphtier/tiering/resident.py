@@ -13,12 +13,16 @@ import numpy as np
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..codecs.header import pad8
 from ..errors import CorruptChunkError
-from .storage import CRC_BYTES, ChunkStore
+from .storage import CRC_BYTES, ChunkStore, WeightStore
 
-# Columns of the chunk table that kernels use to find a chunk: where the chunk, its index and its
-# payload start (byte offsets into the memory the kernel reads; on the GPU, addresses), its edge
-# count and first source. ABSENT in CHUNK_START: the chunk is not in memory for this round.
-CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, TABLE_COLUMNS = range(6)
+# Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
+# payload and its edges' weights start (byte offsets into the memory the kernel reads; on the GPU,
+# addresses), its edge count and first source. ABSENT in CHUNK_START: the chunk is not in memory
+# for this round; in WEIGHTS_START: no weights were loaded. The CUDA sources get the same layout
+# from here (kernels/cuda/sources.py).
+TABLE = ("CHUNK_START", "INDEX_START", "PAYLOAD_START", "CHUNK_EDGES", "FIRST_SRC", "WEIGHTS_START")
+CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, WEIGHTS_START = range(len(TABLE))
+TABLE_COLUMNS = len(TABLE)
 ABSENT = -1
 
 
@@ -33,7 +37,10 @@ class ResidentGraph:
     id_dtype: np.dtype
     unreported: dict = field(default_factory=dict)  # the load, until a result reports it
     steps_aside = True
-    heads = None  # every list is in memory: nothing to check before reading it
+
+    def sidecar(self, name: str) -> None:
+        """Every list is in memory: no per-vertex sidecar to check before reading one."""
+        return
 
     def rounds(self, demand=None):
         """Every chunk is here: one round, the whole table."""
@@ -46,6 +53,16 @@ class ResidentGraph:
     def words(self, dtype: np.dtype | None = None) -> np.ndarray:
         """The arena as words of ``dtype`` (default: the id width), the view a format's kernel reads."""
         return self.arena.view(self.id_dtype if dtype is None else dtype)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether each chunk is followed by its edges' weights."""
+        return bool(len(self.table)) and self.table[0, WEIGHTS_START] != ABSENT
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The arena as float32, where each chunk's weights start at its ``WEIGHTS_START // 4``."""
+        return self.arena[: len(self.arena) // 4 * 4].view(np.float32)
 
     @property
     def nbytes(self) -> int:
@@ -91,16 +108,40 @@ def validated(
     return h, offsets, dst
 
 
-def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype) -> ResidentGraph:
+def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: int) -> np.ndarray:
+    """Chunk ``c``'s weights, its first ``n_edges``, once they are known to be finite numbers."""
+    if len(weights) < n_edges:
+        raise CorruptChunkError(f"holds {len(weights)} weights for {n_edges} edges", array=store.name, chunk=c)
+    weights = weights[:n_edges]
+    bad = ~np.isfinite(weights)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise CorruptChunkError(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}", array=store.name, chunk=c)
+    return weights
+
+
+def unit_bytes(chunk_bytes: int, n_edges: int, weighted: bool) -> int:
+    """Bytes a chunk takes in memory: its encoded bytes, then (8-byte aligned) its edges' weights."""
+    return pad8(chunk_bytes) + (pad8(4 * n_edges) if weighted else 0)
+
+
+def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None) -> ResidentGraph:
+    """Every chunk, validated, in one arena; each followed by its edges' weights with ``weights``."""
     blobs = store.read(range(store.n_chunks))
     table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
     offset = 0
     for c, blob in enumerate(blobs):
         h, _, _ = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
-        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src)
-        offset += pad8(len(blob))
+        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + pad8(len(blob)) if weights else ABSENT)
+        offset += unit_bytes(len(blob), h.n_edges, weights is not None)
     arena = np.zeros(offset, np.uint8)
+    read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
     for c, blob in enumerate(blobs):
         arena[table[c, CHUNK_START] : table[c, CHUNK_START] + len(blob)] = blob
-    read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
+    if weights is not None:
+        values, nbytes = weights.read(range(store.n_chunks))
+        for c, w in enumerate(values):
+            w = validated_weights(weights, c, w, int(table[c, CHUNK_EDGES]))
+            arena[table[c, WEIGHTS_START] : table[c, WEIGHTS_START] + w.nbytes] = w.view(np.uint8)
+        read += nbytes
     return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read})

@@ -6,15 +6,12 @@ The device region holds, after indptr and the round tables:
   copied there the first time the chunk enters the host tier and never evicted. A list read in
   place from host memory then costs one dependent trip over PCIe instead of two (EMOGI and EFG
   keep their offsets on the device for the same reason);
-- the *heads*, when kernels read chunks in place and pull (``heads=True``): one in-neighbour per
-  vertex, the one with the longest list of its own (of those in the chunk where the vertex's list
-  starts), taken from the chunk the first time it is validated. A pull level checks them before
-  any list, since a pull otherwise reads one or more ids of each list and so touches a 32-byte
-  sector of host memory per vertex whatever the format's compression. Hubs join the frontier
-  first, so the best-connected in-neighbour is a parent far more often than the first one at the
-  first pull level, where the frontier is smallest (``benchmarks/pull_sectors.py``);
-- *slots* for whole chunks: equal slots as large as the largest chunk, least recently used out;
-  or, when the budget holds every chunk, one slot per chunk at its own place (nothing evicted).
+- the *sidecars* an algorithm registers (``Sidecar``), when kernels read chunks in place: a value
+  per vertex derived from the chunk that holds the vertex's list the first time it is validated
+  (BFS keeps one in-neighbour per vertex there, to check before reading a list in place);
+- *slots* for whole chunks (each followed by its edges' weights when the algorithm reads them):
+  equal slots as large as the largest, least recently used out; or, when the budget holds every
+  chunk, one slot per chunk at its own place (nothing evicted).
 
 An iteration is one of:
 
@@ -47,7 +44,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -62,21 +59,23 @@ from .resident import (
     INDEX_START,
     PAYLOAD_START,
     TABLE_COLUMNS,
+    WEIGHTS_START,
+    unit_bytes,
     validated,
+    validated_weights,
 )
 from .slots import SlotCache
-from .storage import CRC_BYTES, ChunkStore
+from .storage import CRC_BYTES, ChunkStore, WeightStore
 
 # Read a chunk in place (zero-copy) when an iteration needs at most this share of its edges: a
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
 ZERO_COPY_SHARE = 0.25
 ZERO_COPY = ("auto", "always", "never")
-_LOW32 = np.uint64(0xFFFFFFFF)  # a head's rank: degree in the high 32 bits, position in the low
 INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
 COUNTERS = (
     "bytes_store_read",
-    "bytes_host_to_device",  # every byte copied to the device: chunks, indexes and heads
-    "bytes_index_to_device",  # of which headers and local indexes (index arena) and list heads
+    "bytes_host_to_device",  # every byte copied to the device: chunks, weights, indexes, sidecars
+    "bytes_index_to_device",  # of which headers and local indexes (index arena) and sidecars
     "bytes_zero_copy",  # estimated: the needed share of each chunk read in place
     "device_hits",
     "device_misses",
@@ -88,20 +87,37 @@ COUNTERS = (
 
 
 @dataclass(frozen=True)
+class Sidecar:
+    """A value per vertex that an algorithm derives from each chunk's decoded lists the first time
+    the chunk is validated, kept on the device beside the slots so that a kernel can consult it
+    before reading a list in place. ``derive(c, first_src, offsets, dst, indptr, chunk_edges)``
+    returns ``(v0, values)``: the values of vertices v0, v0 + 1, ...; a vertex whose chunk has
+    not been validated reads as the dtype's largest value (``unknown``)."""
+
+    name: str
+    dtype: type
+    derive: Callable
+
+    @property
+    def unknown(self) -> int:
+        return int(np.iinfo(self.dtype).max)
+
+
+@dataclass(frozen=True)
 class DevicePlan:
     """How the device region is laid out: byte offsets of the chunk slots, of each chunk's
-    index copy (None: no index arena) and of the heads (None: none)."""
+    index copy (None: no index arena) and of each sidecar kept (those that fit)."""
 
     slots: np.ndarray
     homes: bool  # slot c is chunk c's own (every chunk fits)
     index: np.ndarray | None
     nbytes: int
-    heads: int | None = None
+    sidecars: dict = field(default_factory=dict)  # name -> offset
 
 
 class Scheduler:
-    """One graph (forward or reverse) under a device budget for chunks and a host budget;
-    ``heads``: keep every vertex's best-connected neighbour on the device, for pulls."""
+    """One graph (forward or reverse) under a device budget for chunks and a host budget; with
+    ``weights``, each chunk travels with its edges' weights; ``sidecars`` are kept on the device."""
 
     def __init__(
         self,
@@ -115,18 +131,23 @@ class Scheduler:
         chunk_budget: int,
         host_budget: int,
         zero_copy: str = "auto",
-        heads: bool = False,
+        weights: WeightStore | None = None,
+        sidecars: tuple[Sidecar, ...] = (),
     ):
         if zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {zero_copy!r}")
-        self.store, self.codec, self.zero_copy, self.wants_heads = store, codec, zero_copy, heads
+        self.store, self.codec, self.zero_copy, self.weight_store, self.wanted_sidecars = store, codec, zero_copy, weights, sidecars
         self.n_vertices, self.chunk_edges, self.id_dtype = n_vertices, chunk_edges, id_dtype
         self.host_indptr = indptr
         n = store.n_chunks
         headers = store.headers(range(n))
-        self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
+        self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
-        slot_bytes = pad8(int(self.chunk_bytes.max(initial=8)))
+        # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)
+        self.unit_bytes = np.array([unit_bytes(int(b), int(e), weights is not None) for b, e in zip(self.chunk_bytes, self.layout[:, CHUNK_EDGES])], np.int64)
+        if weights is not None:
+            self.layout[:, WEIGHTS_START] = [pad8(int(b)) for b in self.chunk_bytes]
+        slot_bytes = int(self.unit_bytes.max(initial=8))
         self.table_bytes = (TABLE_RING + 1) * self.layout.nbytes  # round tables, and the demand counts
         left = chunk_budget - self.table_bytes - indptr.nbytes  # what the device region may take
         if left < 0:
@@ -141,15 +162,15 @@ class Scheduler:
         self.plan = self._allocate(left, slot_bytes)
         self.device, self.host = SlotCache(len(self.plan.slots)), SlotCache(host_slots)
         self.indexed = np.zeros(n, bool)  # whose header and index are in the index arena
-        self.headed = np.zeros(n, bool)  # whose vertices' heads are on the device
-        if self.plan.heads is not None:  # unknown until their chunk is validated
-            self.memory.fill_device(self.plan.heads, self.heads_bytes, 0xFF)
+        self.derived = np.zeros(n, bool)  # whose vertices' sidecar values are on the device
+        for side in self.sidecars:  # unknown until their chunk is validated
+            self.memory.fill_device(self.plan.sidecars[side.name], self._sidecar_bytes(side), 0xFF)
         self.indptr = self.memory.array(indptr)
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.iterations: list[dict] = []
         self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
         self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
-        self._edge_bytes = self.memory.array(self.chunk_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
+        self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
 
     def _allocate(self, left: int, slot_bytes: int) -> DevicePlan:
@@ -172,11 +193,10 @@ class Scheduler:
             left //= 2
 
     def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
-        sizes = np.array([pad8(int(b)) for b in self.chunk_bytes], np.int64)
-        starts = np.concatenate([[0], np.cumsum(sizes)])
+        starts = np.concatenate([[0], np.cumsum(self.unit_bytes)])
         if self.zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
             return DevicePlan(starts[:-1], True, None, int(starts[-1]))
-        index = heads = None
+        index = None
         keep = 0 if self.zero_copy == "always" else slot_bytes  # room for a slot
         if self.zero_copy != "never" and self.codec.kernels_read_index:
             spans = self.layout[:, PAYLOAD_START] + INDEX_SLACK  # header, index and slack, 8-aligned
@@ -184,9 +204,11 @@ class Scheduler:
             if ends[-1] <= left - keep:
                 index = ends - spans
                 left -= int(ends[-1])
-        if self.zero_copy != "never" and self.wants_heads and self.n_vertices <= self.unknown_head and self.heads_bytes <= left - keep:
-            heads = 0
-            left -= self.heads_bytes
+        sidecars = []
+        for side in self.wanted_sidecars:
+            if self.zero_copy != "never" and self.n_vertices <= side.unknown and self._sidecar_bytes(side) <= left - keep:
+                sidecars.append(side)
+                left -= self._sidecar_bytes(side)
         n_slots = 0 if self.zero_copy == "always" else min(self.n_chunks, max(0, left) // slot_bytes)
         if n_slots < 1 and self.zero_copy != "always":
             raise ValueError(
@@ -197,25 +219,36 @@ class Scheduler:
         if index is not None:
             index += used
             used += int(spans.sum())
-        if heads is not None:
-            heads = used
-            used += self.heads_bytes
-        return DevicePlan(slots, False, index, used, heads)
+        offsets = {}
+        for side in sidecars:
+            offsets[side.name] = used
+            used += self._sidecar_bytes(side)
+        return DevicePlan(slots, False, index, used, offsets)
+
+    def _sidecar_bytes(self, side: Sidecar) -> int:
+        return pad8(self.n_vertices * np.dtype(side.dtype).itemsize)
 
     @property
-    def unknown_head(self) -> int:
-        """The head of a vertex with no list, or whose chunk is not validated yet: no vertex."""
-        return np.iinfo(self.id_dtype).max
+    def sidecars(self) -> list[Sidecar]:
+        """The sidecars the device region holds (those that fitted)."""
+        return [s for s in self.wanted_sidecars if s.name in self.plan.sidecars]
+
+    def sidecar(self, name: str):
+        """A sidecar's values on the device (its ``unknown`` where not derived yet), or None when
+        it is not kept (not asked for, or it did not fit)."""
+        side = next((s for s in self.sidecars if s.name == name), None)
+        return None if side is None else self.memory.device_view(self.plan.sidecars[name], self.n_vertices, side.dtype)
 
     @property
-    def heads_bytes(self) -> int:
-        return pad8(self.n_vertices * np.dtype(self.id_dtype).itemsize)
+    def weighted(self) -> bool:
+        """Whether chunks travel with their edges' weights."""
+        return self.weight_store is not None
 
     @property
-    def heads(self):
-        """Every vertex's head on the device (``unknown_head`` where it is not known),
-        or None."""
-        return None if self.plan.heads is None else self.memory.device_view(self.plan.heads, self.n_vertices, self.id_dtype)
+    def weights(self):
+        """The CPU backend's memory as float32, as ``ResidentGraph.weights``: chunk c's weights
+        start at its table row's ``WEIGHTS_START // 4``."""
+        return self.memory.words(np.float32)
 
     @property
     def n_chunks(self) -> int:
@@ -244,7 +277,7 @@ class Scheduler:
 
     def evict_device(self) -> None:
         """Forget every chunk of the device tier (the next iteration finds none there); the index
-        arena and the heads stay. Waits for the kernels still reading them, which no fence records
+        arena and the sidecars stay. Waits for the kernels still reading them, which no fence records
         when the whole graph was on the device."""
         self.memory.synchronize()
         self.device.clear()
@@ -262,8 +295,10 @@ class Scheduler:
     def rounds(self, demand: Callable[[object], None]) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking
         for the next); ``demand(out)`` adds to ``out`` (zeros, one count per chunk, of the memory's
-        kind) the edges the iteration will read per chunk. Static iterations leave the counts
-        where they are, for ``take_stats``."""
+        kind) the edges the iteration will read per chunk, or is None for a sweep (every edge of
+        every chunk). Static iterations leave the counts where they are, for ``take_stats``."""
+        if demand is None:
+            demand = self._sweep
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
         self.iterations.append(it)
         if self.steps_aside:
@@ -274,6 +309,9 @@ class Scheduler:
             yield from self._streamed_rounds(it, self.memory.to_numpy(need))
         for k in COUNTERS:
             self.totals[k] += it[k]
+
+    def _sweep(self, out) -> None:
+        out += self._edges
 
     def _need_row(self):
         """This iteration's row of demand counts, zeros (rows are zeroed again by take_stats)."""
@@ -331,59 +369,47 @@ class Scheduler:
             if here or group:
                 host = self._to_host(it, group)
                 share = np.minimum(need[group], self.layout[group, CHUNK_EDGES]) / np.maximum(self.layout[group, CHUNK_EDGES], 1)
-                it["bytes_zero_copy"] += int(np.sum(share * self.chunk_bytes[group]))
+                it["bytes_zero_copy"] += int(np.sum(share * self.unit_bytes[group]))
                 yield from self._round(it, here, host)
         for i in range(0, len(copies), batch):
             yield from self._round(it, self._copy(it, copies[i : i + batch]), {})
 
     def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
-        """Host slots of ``chunks``, reading the missing ones from the store, validated; their
-        headers, indexes and heads go to the device the first time."""
+        """Host slots of ``chunks``, reading the missing ones (and their weights) from the store,
+        validated; their headers, indexes and sidecar values go to the device the first time."""
         missing = [c for c in chunks if c not in self.host]
         it["host_hits"] += len(chunks) - len(missing)
         it["host_misses"] += len(missing)
         for c in chunks:
             if c in self.host:
                 self.host.touch(c)
-        heads = {}
-        for c, blob in zip(missing, self.store.read(missing) if missing else []):
+        derived = []
+        weights, nbytes = self.weight_store.read(missing) if self.weight_store is not None and missing else ([None] * len(missing), 0)
+        it["bytes_store_read"] += nbytes
+        for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
             h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
             if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
                 raise CorruptChunkError("chunk changed in the store since it was opened", array=self.store.name, chunk=c)
             slot, _ = self.host.place(c, keep=chunks)
             self.memory.host_waits(self.host.fence[slot])
-            self.memory.host_view(slot)[: len(blob)] = blob
+            view = self.memory.host_view(slot)
+            view[: len(blob)] = blob
+            if w is not None:
+                w = validated_weights(self.weight_store, c, w, h.n_edges).view(np.uint8)
+                view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + len(w)] = w
             it["bytes_store_read"] += len(blob) + CRC_BYTES
-            if self.plan.heads is not None and not self.headed[c]:
-                heads[c] = self._heads_of(c, h.first_src, offsets, dst)
+            if not self.derived[c]:
+                derived += [(side, side.derive(c, h.first_src, offsets, dst, self.host_indptr, self.chunk_edges)) for side in self.sidecars]
+                self.derived[c] = True
         slots = {c: self.host.slot(c) for c in chunks}
-        self._load_indexes(it, slots, heads)
+        self._load_indexes(it, slots, derived)
         return slots
 
-    def _heads_of(self, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> tuple[int, np.ndarray]:
-        """(v, heads of v, v + 1, ...) for every list that starts in chunk ``c`` (lists that start
-        in another chunk have theirs there), from its decoded sub-lists: of the ids the list holds
-        here, the one with the longest list of its own, the first of those on a tie."""
-        start = c * self.chunk_edges
-        v0, v1 = (int(np.searchsorted(self.host_indptr, x)) for x in (start, start + len(dst)))
-        v0 = max(v0, first_src)  # empty lists before the first source have no local index here
-        local = np.arange(v0, v1) - first_src
-        firsts, ends = offsets[local], offsets[local + 1]
-        ids = np.full(len(local), self.unknown_head, self.id_dtype)  # empty lists
-        listed = np.flatnonzero(ends > firsts)
-        if len(listed):
-            u = dst.astype(np.int64)
-            degree = np.minimum(self.host_indptr[u + 1] - self.host_indptr[u], _LOW32).astype(np.uint64)
-            rank = (degree << np.uint64(32)) | (_LOW32 - np.arange(len(dst), dtype=np.uint64))  # degree, then the earliest
-            best = np.maximum.reduceat(rank, firsts[listed])
-            ids[listed] = dst[(_LOW32 - (best & _LOW32)).astype(np.int64)]
-        return v0, ids
-
-    def _load_indexes(self, it: dict, host: dict[int, int], heads: dict[int, tuple[int, np.ndarray]]) -> None:
+    def _load_indexes(self, it: dict, host: dict[int, int], derived: list) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
-        the heads not yet on the device."""
+        the sidecar values just derived, ``[(sidecar, (v0, values)), ...]``."""
         todo = [c for c in host if self.plan.index is not None and not self.indexed[c]]
-        if not todo and not heads:
+        if not todo and not derived:
             return
         start = self.memory.mark("copy")
         for c in todo:
@@ -392,11 +418,11 @@ class Scheduler:
             it["bytes_host_to_device"] += nbytes
             it["bytes_index_to_device"] += nbytes
             self.indexed[c] = True
-        for c, (v, ids) in heads.items():
-            self.memory.copy(self.memory.device_base + self.plan.heads + v * ids.itemsize, ids, ids.nbytes)
-            it["bytes_host_to_device"] += ids.nbytes
-            it["bytes_index_to_device"] += ids.nbytes
-            self.headed[c] = True
+        for side, (v0, values) in derived:
+            values = np.ascontiguousarray(values, side.dtype)
+            self.memory.copy(self.memory.device_base + self.plan.sidecars[side.name] + v0 * values.itemsize, values, values.nbytes)
+            it["bytes_host_to_device"] += values.nbytes
+            it["bytes_index_to_device"] += values.nbytes
         end = self.memory.mark("copy")
         self.memory.compute_waits(end)
         for c in todo:
@@ -410,7 +436,7 @@ class Scheduler:
         slots = {}
         for c in chunks:
             slot, _ = self.device.place(c, keep=chunks, home=c if self.plan.homes else None)
-            nbytes = int(self.chunk_bytes[c])
+            nbytes = int(self.unit_bytes[c])
             self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
             it["bytes_host_to_device"] += nbytes
             slots[c] = slot
@@ -455,6 +481,8 @@ class Scheduler:
                 table[rows, CHUNK_START] = base
                 table[rows, INDEX_START] += base
                 table[rows, PAYLOAD_START] += base
+                if self.weighted:
+                    table[rows, WEIGHTS_START] += base
         if host and self.plan.index is not None:  # chunks read in place find their index on the device
             rows = np.fromiter(host, np.int64, len(host))
             table[rows, INDEX_START] = self.memory.device_base + self.plan.index[rows] + self.layout[rows, INDEX_START]

@@ -23,7 +23,8 @@ CRC_BYTES = 4
 
 
 class ChunkStore:
-    """Read access to the encoded chunks of one ``adj`` array."""
+    """Read access to the stored chunks of one array (``adj``, or raw ``weights``), split along
+    its first axis."""
 
     def __init__(self, array: zarr.Array, fmt: str):
         self.array = array
@@ -33,7 +34,7 @@ class ChunkStore:
         self._store = array.store_path.store
 
     def key(self, c: int) -> str:
-        return f"{self.array.path}/{self.array.metadata.encode_chunk_key((c, 0))}"
+        return f"{self.array.path}/{self.array.metadata.encode_chunk_key((c,) + (0,) * (self.array.ndim - 1))}"
 
     def read(self, chunk_ids: Sequence[int]) -> list[np.ndarray]:
         """The chunks' encoded bytes (crc checked and removed), fetched concurrently."""
@@ -85,3 +86,30 @@ class ChunkStore:
         if google_crc32c.value(body.tobytes()) != crc:
             raise CorruptChunkError("crc32c mismatch", array=self.name, chunk=c)
         return body
+
+
+class WeightStore:
+    """Read access to the ``weights`` chunks aligned with an ``adj`` array: chunk c holds the
+    float32 weights of edges ``c * chunk_edges ...``. A raw array (bytes and crc32c, as builds
+    write it) is read like ``adj``, concurrently and with only its checksum checked; any other
+    codec (stores built before weights were read in place) through Zarr's decode path."""
+
+    def __init__(self, array: zarr.Array):
+        self.array = array
+        self.name = array.path
+        self.chunk_edges = array.chunks[0]
+        self.raw = [type(c).__name__ for c in array.metadata.codecs] == ["BytesCodec", "Crc32cCodec"]
+        self._chunks = ChunkStore(array, "weights") if self.raw else None
+
+    def read(self, chunk_ids: Sequence[int]) -> tuple[list[np.ndarray], int]:
+        """The chunks' weights (the last chunk's padding included) and the bytes read for them."""
+        if self.raw:
+            blobs = self._chunks.read(chunk_ids)
+            return [b.view("<f4") for b in blobs], sum(len(b) + CRC_BYTES for b in blobs)
+        out = []
+        for c in chunk_ids:
+            try:
+                out.append(np.asarray(self.array.blocks[c], np.float32))
+            except Exception as e:
+                raise CorruptChunkError(f"reading it failed: {e}", array=self.name, chunk=c) from e
+        return out, sum(a.nbytes for a in out)

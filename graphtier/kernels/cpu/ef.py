@@ -8,9 +8,9 @@ arena (``tiering/resident.py``).
 
 Two entry points: ``ef_neighbors`` decodes the list into ``scratch`` and returns it, as every
 format's kernel does (``ef_decode_bounded``, memory-safe whatever the bytes); ``ef_push`` hands
-each id to the push functor as soon as it is decoded (``ef_decode_push``), one loop per list
-instead of a decode loop and then a visit loop; ``operators.advance`` inlines it through
-``operators.PUSH_VISITORS``. On cnr-2000 (13 ids per non-empty list) push BFS takes 20.3 ms that
+each id to the push visitor as soon as it is decoded (``ef_decode_push``), one loop per list
+instead of a decode loop and then a visit loop; ``operators.advance`` inlines it (the format
+registry, ``kernels/formats.py``, names it). On cnr-2000 (13 ids per non-empty list) push BFS takes 20.3 ms that
 way against 29.1 through ``ef_neighbors``.
 
 Reads stay inside the chunk: the preamble and record windows start inside the index and end at
@@ -69,15 +69,15 @@ def ef_neighbors(words, table, c, v, lo, hi, scratch):
 
 
 @njit(inline="always")
-def ef_push(words, table, c, v, lo, hi, scratch, functor, state, out, n_out):
-    """``advance``'s inner loop for ``ef``: ``functor(v, u, state)`` on each destination ``u`` of
-    ``v`` in chunk ``c`` as it is decoded, appending ``u`` to ``out`` when it returns True; returns
-    the new ``n_out``. ``lo:hi`` must be ``v``'s whole sub-list there; ``scratch`` (unused but for
-    its dtype, the ids') as ``advance`` passes it."""
+def ef_push(words, table, c, v, lo, hi, scratch, visit, state, n_out):
+    """``advance``'s inner loop for ``ef``: ``n_out = visit(v, u, i, state, n_out)`` on each
+    destination ``u`` of ``v`` in chunk ``c`` (``i`` its rank in the sub-list) as it is decoded;
+    returns the last ``n_out``. ``lo:hi`` must be ``v``'s whole sub-list there; ``scratch``
+    (unused but for its dtype, the ids') as ``advance`` passes it."""
     rec, wo, wl, _, q = _record(words, table, c, v)
     start = table[c, PAYLOAD_START] + _field(words, rec, wo)
     l = _field(words, rec + wo, wl)
     # the list's end (the next record's offset) is not needed: the chunk was validated
     top = np.uint64(scratch.dtype.type(-1))  # the largest id: a constant, which lets l <= 56 be one
-    _, n_out = ef_decode_push(words, start, -1, hi - lo, l, q, top, scratch, 0, functor, v, state, out, n_out)
+    _, n_out = ef_decode_push(words, start, -1, hi - lo, l, q, top, scratch, 0, visit, v, state, n_out)
     return n_out

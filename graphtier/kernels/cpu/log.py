@@ -14,7 +14,7 @@ from ...codecs.log import _word_log2, decode_list_log
 from ...tiering.resident import CHUNK_EDGES, PAYLOAD_START
 
 # The arena view this kernel reads: words as wide as the ids (uint32 for 32-bit ids, uint64 for
-# 64-bit ids), as ``NEIGHBORS``' None means.
+# 64-bit ids), as the format registry's None means.
 WORD = None
 
 

@@ -1,20 +1,25 @@
 """Gunrock-style operators over encoded chunks, compiled with Numba.
 
-Algorithms pass small ``@njit`` functors; each operator is specialised per (format, functor) pair
-by Numba, so a new algorithm adds functors, never another copy of the traversal.
+Algorithms pass small ``@njit`` functors and a ``state`` tuple; each operator is specialised per
+(format, functor) by Numba, so a new algorithm adds functors, never another copy of the traversal.
+Functors see every edge as ``(src, dst, edge, weight)``: ``edge`` its position in ``adj``,
+``weight`` its weight when the run loaded weights (else 1.0, a constant Numba folds away).
 
 Chunks whose table row is ``ABSENT`` are not in memory this round; their edges are skipped (the
-tiering scheduler presents each chunk in exactly one round of an iteration).
+tiering scheduler presents each chunk in exactly one round of an iteration). A vertex set is a
+queue ``frontier[:n]`` or, with ``every``, all vertices ``0 .. n - 1``.
 
-- ``advance``: push from a frontier through out-edges; ``functor(v, u, state)`` returning True
-  puts ``u`` in the output frontier. A format may register a fused visitor in ``PUSH_VISITORS``
-  that applies the functor to each id as it decodes it.
-- ``advance_pull``: for each candidate ``u``, scan its in-edges (the reverse graph);
-  ``functor(u, v, state)`` returning True means "done with u" and puts ``u`` in the output.
-  ``pull_heads`` does the same with one in-neighbour of each candidate alone, where the tiering
-  scheduler keeps those on the device (``heads``), before ``advance_pull`` reads any list.
-- ``filter``: keep the vertices for which ``predicate(v, state)`` holds.
-- ``compute``: apply ``fn(v, state)`` to every vertex of a set.
+- ``advance``: push through out-edges; ``functor(v, u, e, w, state)`` returning True puts ``u`` in
+  the output queue (once, with ``dedup``: ``marks[u]`` is set then). A format may supply a fused
+  push visitor (the registry's ``push``) that hands each id to the edge step as it decodes it.
+- ``pull``: each vertex ``u`` of a set with ``wanted(u, state)`` scans its in-edges (the reverse
+  graph) until ``parent(u, v, e, w, state)`` holds, then ``adopt(u, v, state)`` runs once and
+  ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
+  device (a scheduler sidecar), before any list is read.
+- ``gather``: each vertex ``u`` of a set with ``wanted(u, state)`` sums ``gather(u, v, e, w,
+  state)`` over its in-edges present this round, then ``apply(u, total, state)``.
+- ``filter``: the vertices of a set for which ``predicate(v, state)`` holds, into a queue.
+- ``compute``: ``fn(v, state)`` on every vertex of a set, in parallel.
 """
 
 from __future__ import annotations
@@ -25,125 +30,196 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ...tiering.resident import ABSENT, CHUNK_START
+from ...tiering.resident import ABSENT, CHUNK_START, WEIGHTS_START
 
-# neighbors function -> its fused push visitor, ``visit(words, table, c, v, lo, hi, scratch,
-# functor, state, out, n_out) -> n_out``: ``functor(v, u, state)`` on each destination as it is
-# decoded, appending to ``out`` those it accepts, with the same results as iterating
-# ``neighbors``' array. Worth it where decoding is a loop of its own (``ef``): one loop, not two.
-PUSH_VISITORS: dict = {}
+ONE = np.float32(1.0)
+EVERY_EDGE = 1 << 62  # a demand cap: a push reads every out-edge of its frontier
 
 
-def advance(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch):
-    """Push from ``frontier`` through out-edges: ``functor(v, u, state)`` on every edge, ``u``
-    appended to ``out`` when it returns True; returns how many were. ``neighbors`` is a format's
-    kernel (``formats.NEIGHBORS``); its fused visitor, where ``PUSH_VISITORS`` has one, does the
-    decoding and the visiting in one loop. (A Python function, to look the visitor up; jitted
-    code calls ``advance_kernel(visitor)``.)"""
-    kernel = advance_kernel(PUSH_VISITORS.get(neighbors))
-    return kernel(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch)
+@njit(inline="always")
+def _member(frontier, i, every):
+    """The set's i-th vertex: ``i`` itself for every vertex, else the queue's (as int64: a prange
+    index is unsigned, and Numba would unify it with the queue's ids as a float)."""
+    return np.int64(i) if every else np.int64(frontier[i])
 
 
 @functools.cache
-def advance_kernel(visit=None):
-    """``advance``'s loop, compiled with ``visit`` (a fused visitor, or None: iterate
-    ``neighbors``' array) as a constant, so Numba inlines the visitor into the loop: a call per
-    sub-list would copy every array argument (some 60 words) onto the stack."""
+def edge_step(functor, weighted: bool, dedup: bool):
+    """``advance``'s step for one edge, ``n_out = step(v, u, i, ctx, n_out)``: the edge's weight,
+    the functor, de-duplication and the append. ``i`` counts from ``ctx``'s bases: the edge is
+    ``ebase + i``, its weight ``weights[wbase + i]``."""
+
+    @njit(inline="always")
+    def step(v, u, i, ctx, n_out):
+        state, weights, wbase, ebase, out, marks = ctx
+        w = weights[wbase + i] if weighted else ONE
+        if functor(v, u, ebase + i, w, state):
+            if dedup:
+                if marks[u]:
+                    return n_out
+                marks[u] = True
+            out[n_out] = u
+            return n_out + 1
+        return n_out
+
+    return step
+
+
+@functools.cache
+def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
+    """``advance`` compiled for one format and functor: the edge step (and the format's fused
+    visitor, when it has one) are constants Numba inlines into the loop, so no call per sub-list
+    copies the array arguments onto the stack."""
+    step = edge_step(functor, weighted, dedup)
 
     @njit
-    def kernel(frontier, indptr, words, table, chunk_edges, neighbors, functor, state, out, scratch):
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
         n_out = 0
         buf = scratch[0]
-        for i in range(len(frontier)):
-            v = frontier[i]
+        for i in range(n):
+            v = _member(frontier, i, every)
             lo, hi = indptr[v], indptr[v + 1]
             while lo < hi:
                 c = lo // chunk_edges
                 start = c * chunk_edges
                 end = min(hi, start + chunk_edges)
-                if table[c, CHUNK_START] == ABSENT:  # not in memory this round
-                    pass
-                elif visit is None:
-                    for u in neighbors(words, table, c, v, lo - start, end - start, buf):
-                        if functor(v, u, state):
-                            out[n_out] = u
-                            n_out += 1
-                else:
-                    n_out = visit(words, table, c, v, lo - start, end - start, buf, functor, state, out, n_out)
+                if table[c, CHUNK_START] != ABSENT:  # else not in memory this round
+                    wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
+                    ctx = (state, weights, wbase, lo, out, marks)
+                    if push is None:
+                        ids = neighbors(words, table, c, v, lo - start, end - start, buf)
+                        for k in range(len(ids)):
+                            n_out = step(v, ids[k], k, ctx, n_out)
+                    else:
+                        n_out = push(words, table, c, v, lo - start, end - start, buf, step, ctx, n_out)
                 lo = end
         return n_out
 
     return kernel
 
 
-@njit(parallel=True)
-def advance_pull(candidates, indptr, words, table, chunk_edges, neighbors, functor, state, done, scratch):
-    """Marks ``done[i]`` for each candidate the functor finished; race-free, so it runs in parallel."""
-    for i in prange(len(candidates)):
-        buf = scratch[numba.get_thread_id()]
-        u = candidates[i]
-        lo, hi = indptr[u], indptr[u + 1]
-        found = False
-        while lo < hi and not found:
-            c = lo // chunk_edges
-            start = c * chunk_edges
-            end = min(hi, start + chunk_edges)
-            if table[c, CHUNK_START] != ABSENT:
-                for v in neighbors(words, table, c, u, lo - start, end - start, buf):
-                    if functor(u, v, state):
-                        found = True
-                        break
-            lo = end
-        done[i] = found
+@functools.cache
+def pull_kernel(neighbors, weighted: bool):
+    @njit(parallel=True)
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, parent, adopt, state, done, scratch):
+        for i in prange(n):
+            u = _member(frontier, i, every)
+            if done[u] or not wanted(u, state):
+                continue
+            buf = scratch[numba.get_thread_id()]
+            lo, hi = indptr[u], indptr[u + 1]
+            found = False
+            while lo < hi and not found:
+                c = lo // chunk_edges
+                start = c * chunk_edges
+                end = min(hi, start + chunk_edges)
+                if table[c, CHUNK_START] != ABSENT:
+                    wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
+                    ids = neighbors(words, table, c, u, lo - start, end - start, buf)
+                    for k in range(len(ids)):
+                        v = ids[k]
+                        if parent(u, v, lo + k, weights[wbase + k] if weighted else ONE, state):
+                            adopt(u, v, state)
+                            found = True
+                            break
+                lo = end
+            done[u] = found
+
+    return kernel
 
 
 @njit(parallel=True)
-def pull_heads(candidates, heads, functor, state, done):
-    """Marks ``done[i]`` where ``functor(u, heads[u], state)`` finished candidate ``u``; heads at or
-    above the vertex count are unknown (no list, or its chunk not validated yet)."""
-    for i in prange(len(candidates)):
-        u = candidates[i]
-        v = heads[u]
-        done[i] = v < len(heads) and functor(u, v, state)
+def pull_sidecar(frontier, n, every, candidates, wanted, parent, adopt, state, done):
+    """``pull`` with the one candidate ``candidates[u]`` per vertex (unknown at or above the vertex
+    count); the edge is not known there: ``e`` is -1 and ``w`` 1."""
+    for i in prange(n):
+        u = _member(frontier, i, every)
+        if not done[u] and wanted(u, state):
+            v = candidates[u]
+            if v < len(candidates) and parent(u, v, -1, ONE, state):
+                adopt(u, v, state)
+                done[u] = True
+
+
+@functools.cache
+def gather_kernel(neighbors, weighted: bool):
+    @njit(parallel=True)
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, gather, apply, state, scratch):
+        for i in prange(n):
+            u = _member(frontier, i, every)
+            if not wanted(u, state):
+                continue
+            buf = scratch[numba.get_thread_id()]
+            lo, hi = indptr[u], indptr[u + 1]
+            total = 0.0
+            while lo < hi:
+                c = lo // chunk_edges
+                start = c * chunk_edges
+                end = min(hi, start + chunk_edges)
+                if table[c, CHUNK_START] != ABSENT:
+                    wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
+                    ids = neighbors(words, table, c, u, lo - start, end - start, buf)
+                    for k in range(len(ids)):
+                        total += gather(u, ids[k], lo + k, weights[wbase + k] if weighted else ONE, state)
+                lo = end
+            apply(u, total, state)
+
+    return kernel
 
 
 @njit
-def filter(vertices, predicate, state, out):
+def filter(frontier, n, every, predicate, state, out):
     n_out = 0
-    for i in range(len(vertices)):
-        if predicate(vertices[i], state):
-            out[n_out] = vertices[i]
+    for i in range(n):
+        v = _member(frontier, i, every)
+        if predicate(v, state):
+            out[n_out] = v
             n_out += 1
     return n_out
 
 
-@njit
-def compute(vertices, fn, state):
-    for i in range(len(vertices)):
-        fn(vertices[i], state)
+@njit(parallel=True)
+def compute(frontier, n, every, fn, state):
+    for i in prange(n):
+        fn(_member(frontier, i, every), state)
+
+
+@njit(inline="always")
+def _list_demand(lo, hi, cap, chunk_edges, demand):
+    """Adds to ``demand[c]`` the edges of chunk c among positions ``lo:hi`` (one list), counting at
+    most ``cap`` of them and at least one for every chunk the list touches (as add_demand in
+    kernels/cuda/operators.cuh)."""
+    while lo < hi:
+        c = lo // chunk_edges
+        end = min(hi, (c + 1) * chunk_edges)
+        e = min(end - lo, cap)
+        demand[c] += max(e, 1)
+        cap -= e
+        lo = end
 
 
 @njit
-def chunk_demand(vertices, indptr, chunk_edges, cap, demand):
-    """Adds to ``demand[c]`` how many edges of chunk c the lists of ``vertices`` hold, counting at
-    most ``cap`` edges of a list and at least one for every chunk it touches (as the GPU's
-    add_demand in kernels/cuda/operators.cuh)."""
-    for i in range(len(vertices)):
-        lo, hi, left = indptr[vertices[i]], indptr[vertices[i] + 1], cap
-        while lo < hi:
-            c = lo // chunk_edges
-            end = min(hi, (c + 1) * chunk_edges)
-            e = min(end - lo, left)
-            demand[c] += max(e, 1)
-            left -= e
-            lo = end
+def chunk_demand(frontier, n, every, indptr, chunk_edges, cap, demand):
+    """The demand of a vertex set's lists (``_list_demand``)."""
+    for i in range(n):
+        v = _member(frontier, i, every)
+        _list_demand(indptr[v], indptr[v + 1], cap, chunk_edges, demand)
 
 
 @njit
-def degree_sum(vertices, indptr):
+def wanted_demand(n, indptr, chunk_edges, cap, wanted, state, demand):
+    """The demand of the lists of the vertices with ``wanted(u, state)``."""
+    for u in range(n):
+        if wanted(u, state):
+            _list_demand(indptr[u], indptr[u + 1], cap, chunk_edges, demand)
+
+
+@njit
+def degree_sum(frontier, n, every, indptr):
     total = 0
-    for i in range(len(vertices)):
-        total += indptr[vertices[i] + 1] - indptr[vertices[i]]
+    for i in range(n):
+        v = _member(frontier, i, every)
+        total += indptr[v + 1] - indptr[v]
     return total
 
 

@@ -15,6 +15,11 @@
 // CgrT<false> has lane 0 decode the whole list alone (cgr_serial), as the CPU decoder does;
 // CgrT<true, false> keeps phase 1 and has lane 0 walk every residual segment.
 //
+// Positions: these walks visit intervals before residuals, so an id's place in the sorted list
+// (which the weights follow) is not known where it is decoded; visit(u, j) gets j = 0. A
+// functor that reads its edge (a weight) gets the Positions walk instead: one lane merges the
+// interval and residual streams in order (cgr_merged), as the CPU decoder does, and counts.
+//
 // Everything below the local index is __host__ __device__ and takes its warp primitives from a
 // class W (CgrDeviceWarp on the GPU), so a host test can run the same code on an emulated warp.
 //
@@ -230,7 +235,8 @@ struct CgrCursor {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The list walks. visit(u) -> bool; with Stop, true ends the walk.
+// The list walks. visit(u, j) -> bool, j the id's chunk position or 0 (above); with Stop, true
+// ends the walk.
 
 // One thread decodes everything, interval segments then residual segments.
 template <bool Stop, class Visit>
@@ -241,14 +247,45 @@ CGR_HD bool cgr_serial(const u32* words, u64 start, u32 u, const CgrParams& pr, 
         u32 first, len;
         itv.interval(u, pr.mi, first, len);
         for (u32 i = 0; i < len; i++)
-            if (visit(first + i) && Stop) return true;
+            if (visit(first + i, 0u) && Stop) return true;
     }
     // The last interval segment was read to its end, where the residual area starts.
     u64 r0 = itv.in.pos(words);
     CgrCursor res(0, cgr_area(words, r0, pr.seg, p0));
     while (res.next(words, p0, pr.seg))
-        if (visit(res.residual(u, pr.k, pr.inc)) && Stop) return true;
+        if (visit(res.residual(u, pr.k, pr.inc), 0u) && Stop) return true;
     return false;
+}
+
+// One thread visits the list in ascending order, each id with its chunk position j0 + rank:
+// the interval area is walked once to find where the residual area starts, then intervals and
+// residuals are merged (a residual equal to an interval's id first, as codecs/cgr.py writes
+// duplicates).
+template <bool Stop, class Visit>
+CGR_HD bool cgr_merged(const u32* words, u64 start, u32 u, const CgrParams& pr, u32 j0, Visit& visit) {
+    u64 p0, q0;
+    CgrCursor skip(0, cgr_area(words, start, pr.iseg, p0));
+    for (u32 first, len; skip.next(words, p0, pr.iseg);) skip.interval(u, pr.mi, first, len);
+    CgrCursor itv(0, cgr_area(words, start, pr.iseg, p0));
+    CgrCursor res(0, cgr_area(words, skip.in.pos(words), pr.seg, q0));
+    u32 first = 0, left = 0, r = 0;
+    bool more = res.next(words, q0, pr.seg);
+    if (more) r = res.residual(u, pr.k, pr.inc);
+    for (u32 j = j0;; j++) {
+        while (left == 0 && itv.next(words, p0, pr.iseg)) itv.interval(u, pr.mi, first, left);
+        u32 id;
+        if (more && (left == 0 || r <= first)) {
+            id = r;
+            more = res.next(words, q0, pr.seg);
+            if (more) r = res.residual(u, pr.k, pr.inc);
+        } else if (left) {
+            id = first++;
+            left--;
+        } else {
+            return false;
+        }
+        if (visit(id, j) && Stop) return true;
+    }
 }
 
 // The warp visits the intervals (first, len) that its lanes hold (len 0: none), 32 ids a round:
@@ -269,7 +306,7 @@ CGR_HD bool cgr_expand(u32 first, u32 len, Visit& visit) {
         for (u32 b = 16; b; b >>= 1)
             if (W::shfl(end, owner + b - 1) <= j) owner += b;
         u32 id = W::shfl(base, owner) + j;
-        bool hit = j < total && visit(id);
+        bool hit = j < total && visit(id, 0u);
         if (Stop && W::any(hit)) return true;
     }
     return false;
@@ -317,7 +354,7 @@ CGR_HD bool cgr_residuals(const u32* words, u64 r0, u32 u, const CgrParams& pr, 
         for (;;) {
             bool more = res.next(words, p0, pr.seg);
             if (!W::any(more)) break;
-            bool hit = more && visit(res.residual(u, pr.k, pr.inc));
+            bool hit = more && visit(res.residual(u, pr.k, pr.inc), 0u);
             if (Stop && W::any(hit)) return true;
         }
     }
@@ -362,25 +399,33 @@ struct CgrT {
     static constexpr i64 lane_edges = WarpCentric ? 32 : i64(1) << 62;
 
     // As Csr::for_each; [lo, hi) is the whole sub-list of v in chunk c (never empty), so its
-    // bits are found in the index and hi - lo is not needed.
-    template <bool Stop, class Visit>
+    // bits are found in the index and hi - lo is not needed. With Positions lane 0 walks the
+    // list in order (cgr_merged), the others wait.
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
+        if (Positions) {
+            bool hit = lane_id() == 0 && cgr_merged<Stop>(g.payload(c), start, u32(v), cgr_params(g.index(c)), u32(lo), visit);
+            if (Stop) return __any_sync(FULL_MASK, hit);
+            __syncwarp();
+            return false;
+        }
         return cgr_walk<CgrDeviceWarp, Stop, WarpCentric, SegmentLanes>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
     }
 
     // split_hubs: piece p of `pieces` (one per PIECE_EDGES edges of v's sub-list in chunk c)
     // visits the intervals with p = 0, and every pieces-th group of 32 residual segments from
-    // group p on.
+    // group p on. Never with Positions (the operators keep such hubs whole).
     template <bool Stop, class Visit>
     __device__ static bool for_each_piece(const Graph& g, i64 c, i64 v, i64 piece, i64 pieces, Visit&& visit) {
         u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
         return cgr_warp<CgrDeviceWarp, Stop, true>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit, u32(piece), u32(pieces));
     }
 
-    template <bool Stop, class Visit>
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         u64 start = cgr_sublist_start(g, c, v - g.at(c, FIRST_SRC));
+        if (Positions) return cgr_merged<Stop>(g.payload(c), start, u32(v), cgr_params(g.index(c)), u32(lo), visit);
         return cgr_serial<Stop>(g.payload(c), start, u32(v), cgr_params(g.index(c)), visit);
     }
 };

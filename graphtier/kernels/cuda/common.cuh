@@ -2,11 +2,11 @@
 //
 // Encoded chunks lie 8-byte aligned, wherever the tiers put them: in a device arena, or in mapped
 // pinned host memory that kernels read in place (zero-copy). The chunk table has one row per
-// chunk (columns as tiering/resident.py) holding the addresses of the chunk, its index and its
-// payload, so a format finds them without parsing the header (a chunk read in place has its index
-// in the device's index arena, with the header before it); a chunk that is not present in this
-// round has ABSENT there, and operators skip its edges. Ids are 32-bit on the GPU; chunks
-// are read as little-endian uint32 words.
+// chunk (its columns generated from tiering/resident.py into registry.cuh) holding the addresses
+// of the chunk, its index, its payload and its edges' weights, so a format finds them without
+// parsing the header (a chunk read in place has its index in the device's index arena, with the
+// header before it); a chunk that is not present in this round has ABSENT there, and operators
+// skip its edges. Ids are 32-bit on the GPU; chunks are read as little-endian uint32 words.
 #pragma once
 
 typedef unsigned int u32;
@@ -15,8 +15,7 @@ typedef long long i64;
 
 #define FULL_MASK 0xffffffffu
 
-enum TableColumn { CHUNK_START, INDEX_START, PAYLOAD_START, CHUNK_EDGES, FIRST_SRC, TABLE_COLUMNS };
-constexpr i64 ABSENT = -1;  // in CHUNK_START: the chunk is not in memory for this round
+#include "registry.cuh"
 
 struct Graph {
     const i64* table;   // n_chunks x TABLE_COLUMNS
@@ -31,7 +30,18 @@ struct Graph {
     __device__ const u32* words_at(i64 c, int column) const { return reinterpret_cast<const u32*>(at(c, column)); }
     __device__ const u32* payload(i64 c) const { return words_at(c, PAYLOAD_START); }
     __device__ const u32* index(i64 c) const { return words_at(c, INDEX_START); }
+    // Chunk c's weights (float32, one per edge at its chunk position), when the run loaded them.
+    __device__ const float* weights(i64 c) const { return reinterpret_cast<const float*>(at(c, WEIGHTS_START)); }
     __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }
+};
+
+// An edge as operators hand it to functors: its position in adj and, when the run loaded
+// weights, its weight. A functor that reads either declares `static constexpr bool edges = true`
+// (every format then visits ids with their positions; see reads_edges).
+struct Edge {
+    i64 id;
+    const float* w;
+    __device__ float weight() const { return *w; }
 };
 
 // Kernel parameters that describe the graph, and the struct rebuilt from them inside a kernel

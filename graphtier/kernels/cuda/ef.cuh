@@ -244,13 +244,14 @@ struct EfT {
     static constexpr i64 peek_edges = 4;
     static constexpr i64 lane_edges = 32;
 
-    // Calls visit(u) for the ids at chunk-local positions [lo, hi) of v's sub-list in chunk c.
-    // All 32 lanes call it with the same arguments; with Stop, returns true after the first batch
-    // of 32 ids in which a visit returned true. Without Parallel, lane 0 decodes alone.
-    template <bool Stop, class Visit>
+    // Calls visit(u, j) for the ids u at chunk-local positions j in [lo, hi) of v's sub-list in
+    // chunk c (rank k of the list is at lo - a + k). All 32 lanes call it with the same
+    // arguments; with Stop, returns true after the first batch of 32 ids in which a visit
+    // returned true. Without Parallel, lane 0 decodes alone.
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         if (!Parallel) {
-            bool hit = lane_id() == 0 && for_each_lane<Stop>(g, c, v, lo, hi, visit);
+            bool hit = lane_id() == 0 && for_each_lane<Stop, Positions>(g, c, v, lo, hi, visit);
             return Stop && __any_sync(FULL_MASK, hit);
         }
         const u32* w = g.payload(c);
@@ -293,7 +294,7 @@ struct EfT {
                 bool hit = false;
                 if (e < total && k >= a && k < b) {
                     u32 h = zeros + (32 * o + ef_select32(ow, e - before) - e);  // select1(k) - k
-                    hit = visit((h << L.l) | low);
+                    hit = visit((h << L.l) | low, u32(lo - a + k));
                 }
                 if (Stop && __any_sync(FULL_MASK, hit)) return true;
             }
@@ -306,7 +307,7 @@ struct EfT {
     // The same, by one lane alone: it walks the upper bits a word at a time from the seek point,
     // as ef_decode_list does; while k < b a next one exists (the n-th lies in the list's last
     // byte), so each word it loads starts inside the list.
-    template <bool Stop, class Visit>
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         const u32* w = g.payload(c);
         u32 a, b;
@@ -318,7 +319,7 @@ struct EfT {
             while (word == 0) word = ef_upper_word(w, L, off += 4);
             u32 h = 8 * off + ef_ctz(word) - k;
             word &= word - 1;
-            if (k >= a && visit((h << L.l) | ef_lower(w, L, k)) && Stop) return true;
+            if (k >= a && visit((h << L.l) | ef_lower(w, L, k), u32(lo - a + k)) && Stop) return true;
         }
         return false;
     }

@@ -1,46 +1,74 @@
-// Gunrock's advance as device templates over any format, at three granularities (Merrill's
+// Gunrock's operators as device templates over any format, and the kernels that apply an
+// algorithm's functors with them. advance works at three granularities (Merrill's
 // thread-warp-CTA, MPLG's thread, warp and block decoders): a warp decodes a list cooperatively,
-// hubs are spread over every warp, and in a pull a lane scans a short list (or the first in-edges
-// of a longer one) alone.
+// hubs are spread over every warp, and in a pull a lane scans a short list (or the first
+// in-edges of a longer one) alone.
 //
 // A format supplies
-//   template <bool Stop, class Visit> static bool for_each(g, c, v, lo, hi, visit)
-//     visit(u) for every id of v's sub-list in chunk c, chunk-local positions [lo, hi), decoded
-//     cooperatively by the 32 lanes of a warp (all call it, converged); with Stop it returns
-//     true after the first round in which a visit returned true;
-//   template <bool Stop, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
+//   template <bool Stop, bool Positions, class Visit> static bool for_each(g, c, v, lo, hi, visit)
+//     visit(u, j) for every id u of v's sub-list in chunk c, chunk-local positions [lo, hi), j the
+//     id's position (exact for every format with Positions; cgr gives 0 without), decoded
+//     cooperatively by the 32 lanes of a warp (all call it, converged); with Stop it returns true
+//     after the first round in which a visit returned true;
+//   template <bool Stop, bool Positions, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
 //     the same, decoded by one lane alone (with Stop, it returns at the first true);
 // and the traits lane_edges (a pull lane scans lists up to this long alone), random_access (any
 // [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces that warps share:
 // edge ranges with random_access, else the format supplies
 //   template <bool Stop, class Visit> static bool for_each_piece(g, c, v, piece, pieces, visit)
 //     the ids of piece `piece` of `pieces` of v's sub-list in chunk c, by the warp; the pieces
-//     together visit each id once) and peek_edges (a pull lane scans this many in-edges of a
-// longer list before the warp takes over; needs random_access). An algorithm supplies functors
-// and short kernels.
+//     together visit each id once, without positions) and peek_edges (a pull lane scans this many
+// in-edges of a longer list before the warp takes over; needs random_access).
+//
+// An algorithm supplies functors (structs of 8-byte fields, built from the kernels' FUNCTOR_PARAMS
+// words in field order, kernels/cuda/runtime.py packing them) in its own .cu file:
+//   advance   bool operator()(u32 v, u32 u, Edge e): u joins the output queue when true
+//   pull      bool wanted(u32 u); bool operator()(u32 u, u32 v, Edge e): v is what u looks for;
+//             void adopt(u32 u, u32 v): u found it (u joins the output queue)
+//   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
+//   filter    bool operator()(u32 v): v joins the output queue when true
+//   compute   void operator()(u32 v)
+// A vertex set is a queue `input` of in->frontier ids, or, with input null, every vertex 0..n-1.
 #pragma once
 #include "common.cuh"
 
-// A level's bookkeeping on the device, one row per level: the host reads frontier and edges.
+// A queue's bookkeeping on the device: one row per iteration for the frontier, and one per
+// algorithm queue. The host reads frontier and edges.
 struct LevelSizes {
-    u64 frontier;  // vertices in the level's frontier
-    u64 edges;     // their out-edges (for the direction switch)
-    u64 hubs;      // frontier vertices left to advance_push_hubs
+    u64 frontier;  // vertices in the queue
+    u64 edges;     // their out-edges (for BFS's direction switch)
+    u64 hubs;      // of the vertices being advanced, those left to advance_push_hubs
     u64 spare;
 };
 
-// With split_hubs, vertices with more out-edges than this are cut into pieces of PIECE_EDGES.
-constexpr i64 HUB_EDGES = 2048, PIECE_EDGES = 1024;
+// Whether functor F reads its Edge (then every format visits ids with their positions).
+template <class F>
+__host__ __device__ constexpr auto reads_edges_(int) -> decltype(F::edges, bool()) {
+    return F::edges;
+}
+template <class F>
+__host__ __device__ constexpr bool reads_edges_(...) {
+    return false;
+}
+template <class F>
+constexpr bool reads_edges = reads_edges_<F>(0);
 
-// visit(u) for the out-edges (v, u) at global edge positions [lo, hi), across the chunks that
+__device__ __forceinline__ i64 set_size(const u32* input, const LevelSizes* in, i64 n) { return input ? i64(in->frontier) : n; }
+__device__ __forceinline__ u32 set_vertex(const u32* input, i64 i) { return input ? input[i] : u32(i); }
+
+// visit(u, e) for the out-edges (v, u) at global edge positions [lo, hi), across the chunks that
 // hold them and are present, by the whole warp. Unless Format::random_access, [lo, hi) must cover
 // whole per-chunk sub-lists.
-template <class Format, bool Stop, class Visit>
+template <class Format, bool Stop, bool Positions, class Visit>
 __device__ bool for_each_edge(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     while (lo < hi) {
         i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
         i64 end = min(hi, start + g.chunk_edges);
-        if (g.present(c) && Format::template for_each<Stop>(g, c, v, lo - start, end - start, visit)) return true;
+        if (g.present(c)) {
+            const float* w = g.weights(c);
+            auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
+            if (Format::template for_each<Stop, Positions>(g, c, v, lo - start, end - start, edge)) return true;
+        }
         lo = end;
     }
     return false;
@@ -52,48 +80,58 @@ __device__ bool lane_sized(const Graph& g, i64 lo, i64 hi) {
     return hi - lo <= Format::lane_edges && lo / g.chunk_edges == (hi - 1) / g.chunk_edges;
 }
 
-template <class Format, bool Stop, class Visit>
+template <class Format, bool Stop, bool Positions, class Visit>
 __device__ bool for_each_edge_lane(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
-    return g.present(c) && Format::template for_each_lane<Stop>(g, c, v, lo - start, hi - start, visit);
+    if (!g.present(c)) return false;
+    const float* w = g.weights(c);
+    auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
+    return Format::template for_each_lane<Stop, Positions>(g, c, v, lo - start, hi - start, edge);
 }
 
-template <class Visit>
-struct Claim {  // visit(v, u), and a place in the next frontier for each u it claims
+// A place in the output queue for each vertex a functor accepts, once with `marks` (a bitmap of
+// the vertices already queued), counted with its out-edges in `next`.
+struct Output {
     const Graph& g;
-    Visit& visit;
     u32* out;
     LevelSizes* next;
-    u64 edges = 0;  // this lane's claimed vertices' out-edges
+    u32* marks;
+    u64 edges = 0;  // this lane's queued vertices' out-edges
 
-    __device__ bool operator()(u32 v, u32 u) {
-        if (visit(v, u)) {
-            append(out, &next->frontier, u);
-            edges += g.degree(u);
+    __device__ void push(u32 u) {
+        if (marks) {
+            u32 bit = 1u << (u & 31);
+            if (atomicOr(marks + (u >> 5), bit) & bit) return;
         }
-        return false;
+        append(out, &next->frontier, u);
+        edges += g.degree(u);
     }
     __device__ void done() { warp_add(&next->edges, edges); }
 };
 
-// Push, first kernel: a warp per frontier vertex; hubs (with split_hubs) are queued in `hubs`
-// for advance_push_hubs. (A lane per short list loses here: a lane's visits follow one another,
-// each a dependent load and atomic, where a warp issues 32 at once; measured on cnr-2000 and on
-// kron23's large push levels.) visit(v, u) -> bool claims u; claimed vertices are appended to
-// `out` and counted, with their out-edges, in `next`.
-template <class Format, class Visit>
-__device__ void advance_push(const Graph& g, const u32* frontier, LevelSizes* sizes, u32* hubs, u32* out, LevelSizes* next, Visit visit) {
-    Claim<Visit> claim{g, visit, out, next};
-    for (i64 i = global_warp(); i < i64(sizes->frontier); i += warp_count()) {
-        u32 v = frontier[i];
+// Push, first kernel: a warp per vertex of the set; hubs (with split_hubs, unless the functor
+// needs positions a format cannot give by pieces) are queued in `hubs` for advance_push_hubs. (A
+// lane per short list loses here: a lane's visits follow one another, each a dependent load and
+// atomic, where a warp issues 32 at once; measured on cnr-2000 and on kron23's large push
+// levels.)
+template <class Format, class F>
+constexpr bool splits_hubs = Format::split_hubs && (Format::random_access || !reads_edges<F>);
+
+template <class Format, class F>
+__device__ void advance_push(const Graph& g, const u32* input, LevelSizes* in, u32* hubs, Output& out, const F& f) {
+    for (i64 i = global_warp(), n = set_size(input, in, g.n_vertices); i < n; i += warp_count()) {
+        u32 v = set_vertex(input, i);
         i64 lo = g.indptr[v], hi = g.indptr[v + 1];
-        if (Format::split_hubs && hi - lo > HUB_EDGES) {
-            if (lane_id() == 0) hubs[atomicAdd(&sizes->hubs, u64(1))] = v;
+        if (splits_hubs<Format, F> && hi - lo > HUB_EDGES) {
+            if (lane_id() == 0) hubs[atomicAdd(&in->hubs, u64(1))] = v;
         } else {
-            for_each_edge<Format, false>(g, v, lo, hi, [&](u32 u) { return claim(v, u); });
+            for_each_edge<Format, false, reads_edges<F>>(g, v, lo, hi, [&](u32 u, const Edge& e) {
+                if (f(v, u, e)) out.push(u);
+                return false;
+            });
         }
     }
-    claim.done();
+    out.done();
 }
 
 // Piece p of `pieces` of v's sub-list [lo, hi) in chunk c (chunk-local positions), by the warp:
@@ -102,7 +140,7 @@ template <class Format, class Visit>
 __device__ void for_each_piece(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, i64 p, i64 pieces, Visit&& visit) {
     if constexpr (Format::random_access) {
         i64 a = lo + p * PIECE_EDGES;
-        Format::template for_each<false>(g, c, v, a, min(hi, a + PIECE_EDGES), visit);
+        Format::template for_each<false, true>(g, c, v, a, min(hi, a + PIECE_EDGES), visit);
     } else {
         Format::template for_each_piece<false>(g, c, v, p, pieces, visit);
     }
@@ -122,11 +160,10 @@ __device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
 // Each warp walks the hub list 32 hubs at a time (a lane per hub, a scan of their piece counts),
 // so that a walk costs a few loads per 32 hubs, not per hub (kron24, top-down BFS read in place
 // from host memory on an H100: zero-copy CSR 340 -> 204 ms, ef 275 -> 123 ms).
-template <class Format, class Visit>
-__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* sizes, u32* out, LevelSizes* next, Visit visit) {
-    Claim<Visit> claim{g, visit, out, next};
+template <class Format, class F>
+__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, Output& out, const F& f) {
     const i64 warps = warp_count(), me = global_warp();
-    const u64 n_hubs = sizes->hubs;
+    const u64 n_hubs = in->hubs;
     const u32 lane = lane_id();
     i64 dealt = 0;  // pieces of the hubs before this group of 32
     for (u64 h0 = 0; h0 < n_hubs; h0 += 32) {
@@ -154,7 +191,13 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
                 e = min(b, start + g.chunk_edges);
                 i64 pieces = (e - a + PIECE_EDGES - 1) / PIECE_EDGES;
                 if (r < pieces) {
-                    if (g.present(c)) for_each_piece<Format>(g, c, hub, a - start, e - start, r, pieces, [&](u32 u) { return claim(hub, u); });
+                    if (g.present(c)) {
+                        const float* w = g.weights(c);
+                        for_each_piece<Format>(g, c, hub, a - start, e - start, r, pieces, [&](u32 u, u32 j) {
+                            if (f(hub, u, Edge{start + j, w + j})) out.push(u);
+                            return false;
+                        });
+                    }
                     break;
                 }
                 r -= pieces;
@@ -162,34 +205,34 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
         }
         dealt += total;
     }
-    claim.done();
+    out.done();
 }
 
-// Pull: every vertex u with wanted(u) scans its in-edges (g is the reverse graph) until
-// parent(u, v) holds, then adopt(u, v) runs once. Warps take 32 vertices at a time and skip the
-// unwanted and isolated ones together; a lane scans a short list alone, or peeks at the first
-// peek_edges of a longer one, and the warp shares the scan of what is left, stopping at the first
-// parent. Adopted vertices are appended to `out` as in advance_push.
-template <class Format, class Wanted, class Parent, class Adopt>
-__device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted wanted, Parent parent, Adopt adopt) {
+// Pull: every vertex u of the set with f.wanted(u) scans its in-edges (g is the reverse graph)
+// until f(u, v, e) holds, then f.adopt(u, v) runs once and u joins the output. Warps take 32
+// vertices at a time and skip the unwanted and isolated ones together; a lane scans a short
+// list alone, or peeks at the first peek_edges of a longer one, and the warp shares the scan of
+// what is left, stopping at the first hit.
+template <class Format, class F>
+__device__ void advance_pull(const Graph& g, const u32* input, const LevelSizes* in, Output& out, const F& f) {
     constexpr i64 peek = Format::peek_edges;
-    u64 adopted_edges = 0;
-    for (i64 base = global_warp() * 32; base < g.n_vertices; base += warp_count() * 32) {
+    constexpr bool P = reads_edges<F>;
+    for (i64 base = global_warp() * 32, n = set_size(input, in, g.n_vertices); base < n; base += warp_count() * 32) {
         i64 m = base + lane_id();
-        u32 mine = u32(m);
-        bool todo = m < g.n_vertices && g.degree(m) > 0 && wanted(mine);
+        u32 mine = m < n ? set_vertex(input, m) : 0;
+        bool todo = m < n && g.degree(mine) > 0 && f.wanted(mine);
         bool adopted = false;
         i64 lo = 0, hi = 0;
         if (todo) {
             lo = g.indptr[mine], hi = g.indptr[mine + 1];
             i64 mine_hi = lane_sized<Format>(g, lo, hi) ? hi : lane_sized<Format>(g, lo, lo + peek) ? lo + peek : lo;
             u32 found = 0;
-            auto test = [&](u32 v) {
+            auto test = [&](u32 v, const Edge& e) {
                 found = v;
-                return parent(mine, v);
+                return f(mine, v, e);
             };
-            if (mine_hi > lo && for_each_edge_lane<Format, true>(g, mine, lo, mine_hi, test)) {
-                adopt(mine, found);
+            if (mine_hi > lo && for_each_edge_lane<Format, true, P>(g, mine, lo, mine_hi, test)) {
+                f.adopt(mine, found);
                 adopted = true;
             }
             todo = !adopted && mine_hi < hi;
@@ -197,11 +240,11 @@ __device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted 
         }
         for (u32 pending = __ballot_sync(FULL_MASK, todo); pending; pending &= pending - 1) {
             int owner = __ffs(pending) - 1;
-            u32 u = u32(base + owner);
+            u32 u = __shfl_sync(FULL_MASK, mine, owner);
             u32 found = 0;
             bool hit = false;
-            bool any = for_each_edge<Format, true>(g, u, __shfl_sync(FULL_MASK, lo, owner), g.indptr[u + 1], [&](u32 v) {
-                if (!hit && parent(u, v)) {
+            bool any = for_each_edge<Format, true, P>(g, u, __shfl_sync(FULL_MASK, lo, owner), g.indptr[u + 1], [&](u32 v, const Edge& e) {
+                if (!hit && f(u, v, e)) {
                     hit = true;
                     found = v;
                 }
@@ -211,41 +254,61 @@ __device__ void advance_pull(const Graph& g, u32* out, LevelSizes* next, Wanted 
                 int first = __ffs(__ballot_sync(FULL_MASK, hit)) - 1;
                 found = __shfl_sync(FULL_MASK, found, first);
                 if (lane_id() == owner) {
-                    adopt(u, found);
+                    f.adopt(u, found);
                     adopted = true;
                 }
             }
         }
-        if (adopted) {
-            append(out, &next->frontier, mine);
-            adopted_edges += g.degree(mine);
-        }
+        if (adopted) out.push(mine);
     }
-    warp_add(&next->edges, adopted_edges);
+    out.done();
 }
 
-// Pull from the heads, before advance_pull: where the tiering scheduler keeps one in-neighbour of
-// every vertex on the device (heads[u]; n_vertices or more: unknown), each u with wanted(u) whose
-// head passes parent(u, v) is adopted without its list being read (so advance_pull, which asks
-// wanted(u) again, skips it). Adopted vertices are appended to `out` as in advance_pull.
-template <class Wanted, class Parent, class Adopt>
-__device__ void pull_heads(const u32* heads, const i64* indptr, i64 n_vertices, u32* out, LevelSizes* next, Wanted wanted, Parent parent, Adopt adopt) {
-    u64 adopted_edges = 0;
-    for (i64 base = global_warp() * 32; base < n_vertices; base += warp_count() * 32) {
+// Gather: every vertex u of the set with f.wanted(u) sums f(u, v, e) over its in-edges present
+// this round, then f.apply(u, sum); the warp shares a long list (a lane sums a short one alone).
+template <class Format, class F>
+__device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, const F& f) {
+    constexpr bool P = reads_edges<F>;
+    for (i64 base = global_warp() * 32, n = set_size(input, in, g.n_vertices); base < n; base += warp_count() * 32) {
         i64 m = base + lane_id();
-        u32 u = u32(m);
-        bool todo = m < n_vertices && wanted(u);
-        u32 v = todo ? heads[m] : 0;
-        if (todo && v < n_vertices && parent(u, v)) {
-            adopt(u, v);
-            append(out, &next->frontier, u);
-            adopted_edges += indptr[m + 1] - indptr[m];
+        u32 mine = m < n ? set_vertex(input, m) : 0;
+        bool todo = m < n && g.degree(mine) > 0 && f.wanted(mine);
+        double sum = 0;
+        i64 lo = todo ? g.indptr[mine] : 0, hi = todo ? g.indptr[mine + 1] : 0;
+        bool alone = todo && lane_sized<Format>(g, lo, hi);
+        if (alone) for_each_edge_lane<Format, false, P>(g, mine, lo, hi, [&](u32 v, const Edge& e) { return sum += f(mine, v, e), false; });
+        for (u32 pending = __ballot_sync(FULL_MASK, todo && !alone); pending; pending &= pending - 1) {
+            int owner = __ffs(pending) - 1;
+            u32 u = __shfl_sync(FULL_MASK, mine, owner);
+            double part = 0;
+            for_each_edge<Format, false, P>(g, u, g.indptr[u], g.indptr[u + 1], [&](u32 v, const Edge& e) { return part += f(u, v, e), false; });
+            for (int d = 16; d > 0; d >>= 1) part += __shfl_xor_sync(FULL_MASK, part, d);
+            if (lane_id() == owner) sum = part;
         }
+        if (todo) f.apply(mine, sum);
     }
-    warp_add(&next->edges, adopted_edges);
 }
 
-// Demand: how many edges of each chunk a level will read, so that the scheduler can bring the
+// Pull from a sidecar, before advance_pull: where the scheduler keeps one candidate of every
+// vertex on the device (candidates[u]; n or more: unknown), each u with f.wanted(u) whose
+// candidate passes f(u, v, e) is adopted without its list being read (so advance_pull, which asks
+// wanted(u) again, skips it). The edge is not known there (id -1, no weight).
+template <class F>
+__device__ void pull_sidecar(const u32* candidates, i64 n, const u32* input, const LevelSizes* in, Output& out, const F& f) {
+    for (i64 base = global_warp() * 32, count = set_size(input, in, n); base < count; base += warp_count() * 32) {
+        i64 m = base + lane_id();
+        u32 u = m < count ? set_vertex(input, m) : 0;
+        bool todo = m < count && f.wanted(u);
+        u32 v = todo ? candidates[u] : 0;
+        if (todo && v < n && f(u, v, Edge{-1, nullptr})) {
+            f.adopt(u, v);
+            out.push(u);
+        }
+    }
+    out.done();
+}
+
+// Demand: how many edges of each chunk an iteration will read, so that the scheduler can bring the
 // chunks it needs (or read them in place). Every chunk holding an edge of a vertex gets at least
 // one, so that none is left out; after `cap` edges of a list the rest count one per chunk.
 __device__ void add_demand(i64 chunk_edges, i64 lo, i64 hi, i64 cap, u64* demand) {
@@ -258,25 +321,119 @@ __device__ void add_demand(i64 chunk_edges, i64 lo, i64 hi, i64 cap, u64* demand
     }
 }
 
-// Push demand: exact, the frontier's out-edges per chunk.
-constexpr i64 EVERY_EDGE = i64(1) << 62;
-extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, const u32* frontier, const LevelSizes* sizes, u64* demand) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(sizes->frontier); i += i64(gridDim.x) * blockDim.x)
-        add_demand(chunk_edges, indptr[frontier[i]], indptr[frontier[i] + 1], EVERY_EDGE, demand);
+// ---------------------------------------------------------------------------------------------
+// Kernels. GRAPH_PARAMS describe the graph; a vertex set is `input`/`in` (above); a kernel that
+// queues vertices appends them to `out`, counted in `next`, once with `marks`; FUNCTOR_PARAMS are
+// the functor's fields as 8-byte words.
+
+#define SET_PARAMS const u32 *input, LevelSizes *in
+#define OUTPUT_PARAMS u32 *out, LevelSizes *next, u32 *marks
+#define FUNCTOR_PARAMS u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5, u64 a6, u64 a7
+#define FUNCTOR_ARGS a0, a1, a2, a3, a4, a5, a6, a7
+
+template <class F>
+__device__ F functor_of(FUNCTOR_PARAMS) {
+    static_assert(sizeof(F) <= 64 && sizeof(F) % 8 == 0, "a functor is at most 8 fields of 8 bytes");
+    const u64 words[8] = {FUNCTOR_ARGS};
+    F f;
+    memcpy(&f, words, sizeof(F));
+    return f;
 }
 
-// Pull demand: every in-edge of a wanted vertex may be read, but a pull stops at the first
-// parent, so each list counts its first PULL_READS in-edges (a warp's first round): an estimate.
-constexpr i64 PULL_READS = 32;
+template <class Format, class F>
+__global__ void advance_push_kernel(GRAPH_PARAMS, SET_PARAMS, u32* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g = GRAPH_ARGS;
+    Output o{g, out, next, marks};
+    advance_push<Format>(g, input, in, hubs, o, functor_of<F>(FUNCTOR_ARGS));
+}
 
-template <class Wanted>
-__device__ void pull_demand(const i64* indptr, i64 chunk_edges, i64 n_vertices, Wanted wanted, u64* demand) {
+template <class Format, class F>
+__global__ void advance_hubs_kernel(GRAPH_PARAMS, SET_PARAMS, u32* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g = GRAPH_ARGS;
+    Output o{g, out, next, marks};
+    advance_push_hubs<Format>(g, hubs, in, o, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class Format, class F>
+__global__ void advance_pull_kernel(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g = GRAPH_ARGS;
+    Output o{g, out, next, marks};
+    advance_pull<Format>(g, input, in, o, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class Format, class F>
+__global__ void gather_kernel(GRAPH_PARAMS, SET_PARAMS, FUNCTOR_PARAMS) {
+    gather<Format>(GRAPH_ARGS, input, in, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class F>
+__global__ void pull_sidecar_kernel(const u32* candidates, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g = GRAPH_ARGS;
+    Output o{g, out, next, marks};
+    pull_sidecar(candidates, n_vertices, input, in, o, functor_of<F>(FUNCTOR_ARGS));
+}
+
+// The in-edges a pull may read: the first PULL_READS of each wanted vertex's list (an estimate:
+// a pull stops at its first hit).
+template <class F>
+__global__ void pull_demand_kernel(const i64* indptr, i64 chunk_edges, i64 n_vertices, u64* demand, FUNCTOR_PARAMS) {
+    F f = functor_of<F>(FUNCTOR_ARGS);
     for (i64 u = i64(blockIdx.x) * blockDim.x + threadIdx.x; u < n_vertices; u += i64(gridDim.x) * blockDim.x)
-        if (wanted(u32(u))) add_demand(chunk_edges, indptr[u], indptr[u + 1], PULL_READS, demand);
+        if (f.wanted(u32(u))) add_demand(chunk_edges, indptr[u], indptr[u + 1], PULL_READS, demand);
 }
 
-// A level's frontier queue as a bitmap (bits must be zero), set with atomicOr.
-extern "C" __global__ void queue_to_bitmap(const u32* queue, const LevelSizes* sizes, u32* bits) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(sizes->frontier); i += i64(gridDim.x) * blockDim.x)
-        atomicOr(bits + (queue[i] >> 5), 1u << (queue[i] & 31));
+template <class F>
+__global__ void filter_kernel(i64 n_vertices, SET_PARAMS, u32* out, LevelSizes* next, FUNCTOR_PARAMS) {
+    F f = functor_of<F>(FUNCTOR_ARGS);
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) {
+        u32 v = set_vertex(input, i);
+        if (f(v)) append(out, &next->frontier, v);
+    }
 }
+
+template <class F>
+__global__ void compute_kernel(i64 n_vertices, SET_PARAMS, FUNCTOR_PARAMS) {
+    F f = functor_of<F>(FUNCTOR_ARGS);
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) f(set_vertex(input, i));
+}
+
+// Push demand: exact, the set's out-edges per chunk.
+extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, i64 n_vertices, SET_PARAMS, u64* demand) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) {
+        u32 v = set_vertex(input, i);
+        add_demand(chunk_edges, indptr[v], indptr[v + 1], EVERY_EDGE, demand);
+    }
+}
+
+// A queue as a bitmap (bits must be zero), set with atomicOr; and its marks cleared again.
+extern "C" __global__ void queue_to_bitmap(SET_PARAMS, u32* bits) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(in->frontier); i += i64(gridDim.x) * blockDim.x)
+        atomicOr(bits + (input[i] >> 5), 1u << (input[i] & 31));
+}
+
+extern "C" __global__ void clear_bitmap(SET_PARAMS, u32* bits) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(in->frontier); i += i64(gridDim.x) * blockDim.x)
+        bits[input[i] >> 5] = 0;
+}
+
+// Explicit instantiations, so that nvcc checks every kernel of an algorithm for every decoder of
+// every format without a GPU; NVRTC (__CUDACC_RTC__) compiles only what runtime.py names. An
+// algorithm's .cu lists its functors by operator: INSTANTIATE(ADVANCE, Visit) and so on.
+#ifdef __CUDACC_RTC__
+#define INSTANTIATE(OPERATOR, F)
+#else
+#define INSTANTIATE(OPERATOR, F) INSTANTIATE_##OPERATOR(F)
+#endif
+#define INSTANTIATE_ADVANCE_1(Format, F)                                                                                   \
+    template __global__ void advance_push_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
+    template __global__ void advance_hubs_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_PULL_1(Format, F) template __global__ void advance_pull_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_GATHER_1(Format, F) template __global__ void gather_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_ADVANCE(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_ADVANCE_1, F)
+#define INSTANTIATE_GATHER(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_1, F)
+#define INSTANTIATE_PULL(F)                                                                                                   \
+    FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
+    template __global__ void pull_sidecar_kernel<F>(const u32*, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
+    template __global__ void pull_demand_kernel<F>(const i64*, i64, i64, u64*, FUNCTOR_PARAMS);
+#define INSTANTIATE_FILTER(F) template __global__ void filter_kernel<F>(i64, SET_PARAMS, u32*, LevelSizes*, FUNCTOR_PARAMS);
+#define INSTANTIATE_COMPUTE(F) template __global__ void compute_kernel<F>(i64, SET_PARAMS, FUNCTOR_PARAMS);

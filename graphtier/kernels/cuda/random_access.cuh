@@ -12,22 +12,23 @@ struct RandomAccess {
     static constexpr i64 peek_edges = Balanced ? 4 : 0;
     static constexpr i64 lane_edges = Balanced ? 32 : 0;
 
-    // Calls visit(u) for the ids at chunk-local positions [lo, hi) of chunk c (one sub-list),
-    // 32 at a time across the warp. With Stop, returns true at the first round in which any
-    // lane's visit returned true. All 32 lanes call it with the same arguments.
-    template <bool Stop, class Visit>
+    // Calls visit(u, j) for the ids u at chunk-local positions j in [lo, hi) of chunk c (one
+    // sub-list), 32 at a time across the warp. With Stop, returns true at the first round in
+    // which any lane's visit returned true. All 32 lanes call it with the same arguments.
+    // (Positions: every format's visits carry j; this one's always.)
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         for (i64 j = lo + lane_id(); j - lane_id() < hi; j += 32) {
-            bool hit = j < hi && visit(Format::get(g, c, j));
+            bool hit = j < hi && visit(Format::get(g, c, j), u32(j));
             if (Stop && __any_sync(FULL_MASK, hit)) return true;
         }
         return false;
     }
 
-    template <bool Stop, class Visit>
+    template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         for (i64 j = lo; j < hi; j++)
-            if (visit(Format::get(g, c, j)) && Stop) return true;
+            if (visit(Format::get(g, c, j), u32(j)) && Stop) return true;
         return false;
     }
 };

@@ -1,8 +1,9 @@
 """CuPy plumbing for the CUDA kernels: finding a GPU, compiling sources, holding a graph on it.
 
-Sources are compiled by NVRTC for the device at hand through ``cupy.RawModule``, once per process
-(CuPy also caches the binaries on disk). Nothing here depends on the CUDA version of the CuPy
-build: cupy-cuda12x and the CUDA 13 builds load the same sources.
+Sources (``sources.py`` inlines their headers) are compiled by NVRTC for the device at hand
+through ``cupy.RawModule``, once per process (CuPy also caches the binaries on disk). Nothing
+here depends on the CUDA version of the CuPy build: cupy-cuda12x and the CUDA 13 builds load the
+same sources.
 """
 
 from __future__ import annotations
@@ -14,18 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DeviceError
-from ...tiering.resident import CHUNK_START, INDEX_START, PAYLOAD_START, ResidentGraph
-
-SOURCES = Path(__file__).resolve().parent
-# Each format's decoders on the GPU, as C++ types instantiated by FOR_EACH_FORMAT (formats.cuh);
-# the first is the default, the others switch one technique of the format's paper off, so that
-# its effect can be measured.
-DECODERS = {
-    "csr": {"balanced": "Csr", "warp": "CsrWarp"},
-    "log": {"thread-warp-block": "Log", "warp": "LogWarp"},
-    "ef": {"parallel": "Ef", "serial": "EfSerial"},
-    "cgr": {"warp-centric": "Cgr", "thread-centric": "CgrThread", "one-lane-residuals": "CgrOneLane"},
-}
+from ...tiering.resident import ABSENT, CHUNK_START, INDEX_START, PAYLOAD_START, WEIGHTS_START, ResidentGraph
+from ..formats import FORMATS
+from .sources import source
 
 
 @functools.cache
@@ -44,30 +36,13 @@ def unavailable() -> str | None:
 
 
 @functools.cache
-def _module(source: str, templates: tuple[str, ...]):
+def module(path: Path, names: tuple[str, ...]):
+    """The kernels ``names`` (C++ name expressions, such as ``gather_kernel<Ef, Gather>``) of the
+    source at ``path``, compiled by NVRTC for the device at hand, once per process (CuPy also
+    caches the binary on disk, keyed by the inlined source)."""
     import cupy
 
-    names = [f"{t}<{f}>" for t in templates for decoders in DECODERS.values() for f in decoders.values()]
-    return cupy.RawModule(code=(SOURCES / source).read_text(), options=("-std=c++17", f"-I{SOURCES}"), name_expressions=names)
-
-
-def function(source: str, templates: tuple[str, ...], name: str, format: str | None = None, decoder: str | None = None):
-    """Kernel ``name<Decoder>`` for ``format`` (its default decoder unless one is named), or the
-    plain kernel ``name`` when format is None, from ``source``, a file beside this one whose
-    kernel templates are ``templates``. The module is compiled once per process, for every
-    decoder at once."""
-    if format is None:
-        return _module(source, templates).get_function(name)
-    return _module(source, templates).get_function(f"{name}<{decoder_type(format, decoder)}>")
-
-
-def decoder_type(format: str, decoder: str | None) -> str:
-    decoders = DECODERS[format]
-    if decoder is None:
-        return next(iter(decoders.values()))
-    if decoder not in decoders:
-        raise ValueError(f"the GPU decoders of {format!r} are {', '.join(decoders)}; got {decoder!r}")
-    return decoders[decoder]
+    return cupy.RawModule(code=source(path), options=("-std=c++17",), name_expressions=names)
 
 
 @dataclass
@@ -82,23 +57,29 @@ class DeviceGraph:
     n_vertices: int
     format: str
     host_bytes: int  # the resident graph kept in host memory
+    weighted: bool  # each chunk followed by its edges' weights
     unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
     steps_aside = True
-    heads = None  # every list is on the device: nothing to check before reading it
+
+    def sidecar(self, name: str) -> None:
+        """Every list is on the device: no per-vertex sidecar to check before reading one."""
+        return
 
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
         import cupy
 
-        if resident.format not in DECODERS:
-            raise DeviceError(f"the GPU backend does not read {resident.format!r} chunks yet")
+        if resident.format not in FORMATS:
+            raise DeviceError(f"the GPU backend does not read {resident.format!r} chunks")
         if resident.id_dtype != np.uint32:
             raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {resident.id_dtype} ids")
         arena = cupy.asarray(resident.arena)
         table = resident.table.copy()
         table[:, [CHUNK_START, INDEX_START, PAYLOAD_START]] += arena.data.ptr
+        weighted = table[:, WEIGHTS_START] != ABSENT
+        table[weighted, WEIGHTS_START] += arena.data.ptr
         moved = {"bytes_host_to_device": resident.arena.nbytes, **resident.take_stats()}
-        return cls(arena, cupy.asarray(table.ravel()), cupy.asarray(resident.indptr), resident.chunk_edges, resident.n_vertices, resident.format, resident.nbytes, moved)
+        return cls(arena, cupy.asarray(table.ravel()), cupy.asarray(resident.indptr), resident.chunk_edges, resident.n_vertices, resident.format, resident.nbytes, resident.weighted, moved)
 
     def rounds(self, demand=None):
         """Every chunk is here: one round, the whole table."""

@@ -1,0 +1,41 @@
+// BFS's functors on the GPU (graphtier/algorithms/bfs.py has the driver and the CPU functors).
+// Levels are numbered from 0 at the source; `level` is the one being found.
+#include "runtime.cuh"
+
+struct Visit {  // push: claim an unvisited neighbour
+    int* dist;
+    i64* parent;
+    i64 level;
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        if (dist[u] >= 0 || atomicCAS(dist + u, -1, int(level)) != -1) return false;
+        parent[u] = v;
+        return true;
+    }
+};
+
+struct FindParent {  // pull: a parent is an in-neighbour in the frontier (a bitmap: 1 MB per 8 M vertices stays in L2)
+    int* dist;
+    i64* parent;
+    const u32* bits;
+    i64 level;
+    __device__ bool wanted(u32 u) const { return dist[u] < 0; }
+    __device__ bool operator()(u32, u32 v, Edge) const { return (bits[v >> 5] >> (v & 31)) & 1; }
+    __device__ void adopt(u32 u, u32 v) const {
+        dist[u] = int(level);
+        parent[u] = v;
+    }
+};
+
+struct Start {  // every vertex unvisited but the source, its own parent
+    int* dist;
+    i64* parent;
+    i64 source;
+    __device__ void operator()(u32 v) const {
+        dist[v] = v == source ? 0 : -1;
+        parent[v] = v == source ? source : -1;
+    }
+};
+
+INSTANTIATE(ADVANCE, Visit)
+INSTANTIATE(PULL, FindParent)
+INSTANTIATE(COMPUTE, Start)

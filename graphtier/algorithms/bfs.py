@@ -1,0 +1,181 @@
+"""Breadth-first search: functors, a direction switch, and the driver (CUDA functors in bfs.cu).
+
+Push levels expand the frontier through out-edges; when the frontier's edges outweigh what is left
+unexplored, pull levels let each unvisited vertex look for a parent among its in-neighbours instead,
+until the frontier shrinks again (Beamer et al.'s heuristic with GAP's constants). Out of core, a
+pull first tries each vertex's *head*, one in-neighbour per vertex kept on the device (a sidecar):
+the best-connected one of those in the chunk where its list starts, since hubs join the frontier
+first (kron22, first pull level: a parent for 90-96% of the unvisited vertices, against 66-87% for
+the first in-neighbour; ``benchmarks/pull_sectors.py``). A pull otherwise pays a 32-byte sector of
+host memory per vertex, whatever the format's compression.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, run
+from ..runtime.results import BFSResult
+
+ALPHA, BETA = 14, 24
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit
+def visit(v, u, e, w, s):
+    """Push: claim an unvisited neighbour. ``s``: (dist, parent, level)."""
+    dist, parent, level = s
+    if dist[u] < 0:
+        dist[u] = level
+        parent[u] = v
+        return True
+    return False
+
+
+@njit
+def unvisited(u, s):
+    return s[0][u] < 0
+
+
+@njit
+def in_frontier(u, v, e, w, s):
+    """Pull: v is a parent when it is in the frontier. ``s``: (dist, parent, bitmap, level)."""
+    return s[2][v]
+
+
+@njit
+def adopt(u, v, s):
+    dist, parent, _, level = s
+    dist[u] = level
+    parent[u] = v
+
+
+@njit
+def start(v, s):
+    """Every vertex unvisited but the source, its own parent. ``s``: (dist, parent, source)."""
+    dist, parent, source = s
+    dist[v] = 0 if v == source else -1
+    parent[v] = source if v == source else -1
+
+
+VISIT = Advance("Visit", visit)
+FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt)
+START = Compute("Start", start)
+
+
+def best_connected(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, chunk_edges: int) -> tuple[int, np.ndarray]:
+    """The heads of the lists that start in chunk ``c`` (lists that start in another chunk have
+    theirs there), from its decoded sub-lists: of the ids a list holds here, the one with the
+    longest list of its own, the first of those on a tie; an empty list's head is unknown."""
+    start = c * chunk_edges
+    v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + len(dst)))
+    v0 = max(v0, first_src)  # empty lists before the first source have no local index here
+    local = np.arange(v0, v1) - first_src
+    firsts, ends = offsets[local], offsets[local + 1]
+    ids = np.full(len(local), HEADS.unknown, HEADS.dtype)
+    listed = np.flatnonzero(ends > firsts)
+    if len(listed):
+        u = dst.astype(np.int64)
+        degree = np.minimum(indptr[u + 1] - indptr[u], _LOW32).astype(np.uint64)
+        rank = (degree << np.uint64(32)) | (_LOW32 - np.arange(len(dst), dtype=np.uint64))  # degree, then the earliest
+        best = np.maximum.reduceat(rank, firsts[listed])
+        ids[listed] = dst[(_LOW32 - (best & _LOW32)).astype(np.int64)]
+    return v0, ids
+
+
+HEADS = Sidecar("heads", np.uint32, best_connected)
+
+
+class Direction:
+    """Beamer's switch: pull on a growing frontier whose edges exceed a fourteenth of those left
+    unexplored; keep pulling while it grows or holds more than V/24 vertices."""
+
+    def __init__(self, mode: str, optimize: bool, n_vertices: int, n_edges: int):
+        self.pulling = mode == "pull"
+        self.optimize = optimize
+        self.settled = False  # back to pushing after pulling: the frontier shrinks from here on
+        self.n = n_vertices
+        self.unexplored = n_edges
+        self.previous = 0
+
+    def next(self, frontier: int, frontier_edges: int) -> bool:
+        """Whether to pull this level, given the frontier's size and out-edges."""
+        if self.optimize:
+            self.unexplored -= frontier_edges
+            if self.pulling:
+                self.pulling = frontier >= self.previous or frontier > self.n / BETA
+                self.settled = not self.pulling
+            else:
+                self.pulling = frontier > self.previous and frontier_edges > self.unexplored / ALPHA
+        self.previous = frontier
+        return self.pulling
+
+    @property
+    def pushes_on(self) -> bool:
+        """Whether every remaining level pushes, so levels need no decision (and can be batched)."""
+        return not self.pulling and (self.settled or not self.optimize)
+
+
+class BFS(Algorithm):
+    cuda = Path(__file__).with_suffix(".cu")
+    functors = (VISIT, FIND_PARENT, START)
+
+    def __init__(self, graph, source: int, direction: str):
+        if direction not in ("auto", "push", "pull"):
+            raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {direction!r}")
+        if direction == "pull" and graph.directed and not graph.has_reverse:
+            raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
+        self.source = graph.vertex(source)
+        optimize = direction == "auto" and not graph.directed
+        self.pulls = self.bitmap = direction == "pull" or optimize
+        self.policy = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
+        self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
+
+    def edges(self, graph) -> dict[str, Edges]:
+        out = {"out": Edges()}
+        if self.pulls:  # in-edges: the graph itself when symmetric, else its reverse
+            out["in"] = Edges(reverse=True, sidecars=(HEADS,))
+        return out
+
+    def state(self, graph) -> dict[str, tuple]:
+        return {"dist": (graph.n_vertices, np.int32), "parent": (graph.n_vertices, np.int64)}
+
+    def start(self, run: Run) -> None:
+        run.compute(START, run.state["dist"], run.state["parent"], self.source)
+        run.frontier.start(np.array([self.source]), self.source_edges)
+
+    def batch(self, run: Run) -> int:
+        frontier, edges = (int(x) for x in run.sizes[-1, :2])
+        self.pulling = self.policy.next(frontier, edges)
+        return BATCH if self.policy.pushes_on else 1
+
+    def step(self, run: Run) -> None:
+        dist, parent = run.state["dist"], run.state["parent"]
+        level = run.frontier.it + 1
+        if self.pulling:
+            run.pull(FIND_PARENT, dist, parent, run.frontier.bitmap(), level, input=ALL, sidecar=HEADS.name)
+        else:
+            run.advance(VISIT, dist, parent, level)
+        run.iterations[-1]["direction"] = "pull" if self.pulling else "push"
+
+
+def bfs(graph, source: int, *, direction: str = "auto", config: Config | None = None, **options) -> BFSResult:
+    """Distances and BFS-tree parents from ``source`` (an id as the input gave it).
+
+    ``direction``: "push", "pull" or "auto": switch by frontier size on a symmetric graph; push on a
+    directed one, where pulling rarely stops early (on cnr-2000 it made BFS 8x slower). Pulling
+    reads in-edges: the graph itself when symmetric, else the reverse graph, which must then be
+    stored. Execution options (``device``, ``device_memory``, ``host_memory``, ``zero_copy``,
+    ``decoder``, ``progress``, or ``config=``): as every algorithm's, ``runtime.Config``.
+    """
+    done = run(BFS(graph, source, direction), graph, Config.of(config, **options))
+    dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
+    for it, row in zip(done.iterations, done.sizes):
+        it["edges"] = int(row[1])
+    degrees = np.diff(graph.indptr())
+    stats = done.stats(levels=len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=int(degrees[dist >= 0].sum()))
+    stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
+    return BFSResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)

@@ -1,0 +1,6 @@
+"""Constants both backends' operators share; the CUDA sources get them from here (``registry.cuh``)."""
+
+HUB_EDGES = 2048  # a push hands vertices with more out-edges than this to the hub kernel...
+PIECE_EDGES = 1024  # ...which cuts their sub-lists into pieces of this many edges that warps share
+PULL_READS = 32  # in-edges a pull is expected to read per vertex (a warp's first round): its demand
+EVERY_EDGE = 1 << 62  # a demand cap: a push reads every out-edge of its frontier

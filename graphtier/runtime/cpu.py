@@ -1,0 +1,114 @@
+"""The operators on the CPU: Numba kernels (kernels/cpu/operators.py) over the same chunk tables the
+GPU reads, one call per round of the scheduler."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numba
+import numpy as np
+
+from ..kernels.cpu import operators as ops
+from ..kernels.limits import EVERY_EDGE, PULL_READS
+from .frontier import ALL, Queue
+from .functors import Pull
+
+_NONE = np.zeros(0, np.int64)  # the ids of ALL, which kernels do not read
+_NO_WEIGHTS = np.ones(1, np.float32)
+_NO_MARKS = np.zeros(1, np.bool_)
+
+
+class CpuOperators:
+    xp = np
+
+    def __init__(self, run):
+        self.run = run
+
+    @staticmethod
+    def scratch_shapes(algorithm, g) -> dict[str, tuple]:
+        """Per-thread decode buffers, and the pulls' per-vertex done flags."""
+        shapes = {"scratch": ((numba.config.NUMBA_NUM_THREADS, g.chunk_edges), g.id_dtype)}
+        if any(isinstance(f, Pull) for f in algorithm.functors):
+            shapes["done"] = ((g.n_vertices,), np.bool_)
+        return shapes
+
+    def _set(self, s: Queue | str) -> tuple[np.ndarray, int, bool]:
+        if s == ALL:
+            return _NONE, self.run.n, True
+        return s.ids, int(s.row[0]), False
+
+    def _graph(self, source) -> tuple:
+        fmt = self.run.format
+        return source.indptr, source.words(fmt.word), source.weights if source.weighted else _NO_WEIGHTS, source.chunk_edges
+
+    @staticmethod
+    def _demand(source, ids, n, every):
+        """The scheduler's demand of a set's out-edges; None (a sweep) for every vertex."""
+        if every:
+            return None
+        return lambda need: ops.chunk_demand(ids, n, every, source.indptr, source.chunk_edges, EVERY_EDGE, need)
+
+    def advance(self, f, args, source, input, output: Queue, dedup: bool) -> None:
+        fmt = self.run.format
+        kernel = ops.advance_kernel(fmt.neighbors, fmt.push, f.fn, source.weighted, dedup)
+        ids, n, every = self._set(input)
+        indptr, words, weights, ce = self._graph(source)
+        marks = self.run.frontier.marks if dedup else _NO_MARKS
+        scratch = self.run.state["scratch"]
+        start = n_out = int(output.row[0])
+        for table in source.rounds(self._demand(source, ids, n, every)):
+            n_out += kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[n_out:], marks, scratch)
+        self._queued(output, start, n_out, indptr)
+
+    def _queued(self, output: Queue, start: int, end: int, indptr) -> None:
+        output.row[0] = end
+        output.row[1] += ops.degree_sum(output.ids[start:end], end - start, False, indptr)
+
+    def pull(self, f, args, source, input, output: Queue, sidecar: str | None) -> None:
+        ids, n, every = self._set(input)
+        indptr, words, weights, ce = self._graph(source)
+        done = self.run.state["done"]
+        done[:] = False
+        candidates = source.sidecar(sidecar) if sidecar else None
+        if candidates is not None:
+            ops.pull_sidecar(ids, n, every, candidates, f.wanted, f.test, f.adopt, args, done)
+        kernel = ops.pull_kernel(self.run.format.neighbors, source.weighted)
+        demand = lambda need: ops.wanted_demand(self.run.n, indptr, ce, PULL_READS, f.wanted, args, need)
+        for table in source.rounds(demand):
+            kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.test, f.adopt, args, done, self.run.state["scratch"])
+        found = np.flatnonzero(done)
+        start = int(output.row[0])
+        output.ids[start : start + len(found)] = found
+        self._queued(output, start, start + len(found), indptr)
+
+    def gather(self, f, args, source, input) -> None:
+        ids, n, every = self._set(input)
+        indptr, words, weights, ce = self._graph(source)
+        kernel = ops.gather_kernel(self.run.format.neighbors, source.weighted)
+        for table in source.rounds(self._demand(source, ids, n, every)):
+            kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.gather, f.apply, args, self.run.state["scratch"])
+
+    def filter(self, f, args, input, output: Queue) -> None:
+        ids, n, every = self._set(input)
+        start = int(output.row[0])
+        output.row[0] = start + ops.filter(ids, n, every, f.fn, args, output.ids[start:])
+
+    def compute(self, f, args, input) -> None:
+        ids, n, every = self._set(input)
+        ops.compute(ids, n, every, f.fn, args)
+
+    def set_bits(self, queue: Queue, bits: np.ndarray, value: bool) -> None:
+        bits[queue.ids[: int(queue.row[0])]] = value
+
+    @staticmethod
+    def clock() -> float:
+        return time.perf_counter()
+
+    @staticmethod
+    def seconds(marks: list[float]) -> list[float]:
+        return [b - a for a, b in itertools.pairwise(marks)]
+
+    @staticmethod
+    def to_host(a) -> np.ndarray:
+        return np.asarray(a)

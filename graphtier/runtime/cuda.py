@@ -1,0 +1,133 @@
+"""The operators on the GPU: the kernel templates of kernels/cuda/operators.cuh instantiated with an
+algorithm's functor structs (its .cu file) and the graph's decoder, launched once per round of the
+scheduler. Functor arguments travel as eight 8-byte words (pointers, integers, doubles)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import DeviceError
+from ..kernels.cuda.runtime import module
+from ..kernels.limits import HUB_EDGES
+from .frontier import ALL, Queue
+
+BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap")
+WORDS = 8  # FUNCTOR_PARAMS
+_NULL = np.uint64(0)
+
+
+def functor_words(args) -> list:
+    """An operator's arguments as the kernels' FUNCTOR_PARAMS: device arrays as pointers, floats as
+    doubles, integers as 64-bit, in order, padded to eight words."""
+    if len(args) > WORDS:
+        raise ValueError(f"a functor takes at most {WORDS} arguments, got {len(args)}")
+    words = []
+    for a in args:
+        if hasattr(a, "data") and hasattr(a.data, "ptr"):
+            words.append(np.uint64(a.data.ptr))
+        elif isinstance(a, float | np.floating):
+            words.append(np.float64(a).view(np.uint64))
+        else:
+            words.append(np.int64(a).view(np.uint64))
+    return words + [_NULL] * (WORDS - len(words))
+
+
+class CudaOperators:
+    def __init__(self, run):
+        import cupy
+
+        self.cupy = self.xp = cupy
+        self.run = run
+        if run.graph.id_dtype != np.uint32:
+            raise DeviceError(f"the GPU backend reads 32-bit ids; this graph has {run.graph.id_dtype} ids")
+        fmt = run.format
+        self.decoder = run.config.decoder or next(iter(fmt.decoders))
+        self.type = fmt.decoder_type(run.config.decoder)
+        names = tuple(dict.fromkeys(k for f in run.algorithm.functors for k in f.kernels(self.type))) + EXTERNS
+        self.module = module(run.algorithm.cuda, names)
+        self._kernels: dict = {}
+        self.grid, self.block = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,), (BLOCK,)
+
+    @staticmethod
+    def scratch_shapes(algorithm, g) -> dict[str, tuple]:
+        """The hubs a push hands to its second kernel, and the sizes row of an ALL set."""
+        return {"hubs": ((g.n_edges // HUB_EDGES + 1,), np.uint32), "all_row": ((4,), np.uint64)}
+
+    def _kernel(self, name: str):
+        k = self._kernels.get(name)
+        if k is None:
+            k = self._kernels[name] = self.module.get_function(name)
+        return k
+
+    def _launch(self, name: str, *params) -> None:
+        self._kernel(name)((self.grid), self.block, params)
+
+    def _set(self, s: Queue | str) -> tuple:
+        if s == ALL:
+            row = self.run.state["all_row"]
+            row.fill(0)
+            return _NULL, row
+        return s.ids, s.row
+
+    def _demand(self, source, ids, row):
+        if ids is _NULL:
+            return None  # a sweep
+        return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, need)
+
+    def advance(self, f, args, source, input, output: Queue, dedup: bool) -> None:
+        push, hubs = f.kernels(self.type)
+        ids, row = self._set(input)
+        marks = self.run.frontier.marks if dedup else _NULL
+        words = functor_words(args)
+        for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
+            if i:  # the previous round's hubs are done; this round queues them again
+                row[2] = 0
+            params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.row, marks, *words)
+            self._launch(push, *params)
+            self._launch(hubs, *params)
+
+    def pull(self, f, args, source, input, output: Queue, sidecar: str | None) -> None:
+        pull, from_sidecar, demand = f.kernels(self.type)
+        ids, row = self._set(input)
+        words = functor_words(args)
+        candidates = source.sidecar(sidecar) if sidecar else None
+        if candidates is not None:
+            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, output.ids, output.row, _NULL, *words)
+        count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), need, *words)
+        for table in source.rounds(count):
+            self._launch(pull, *source.params(table), ids, row, output.ids, output.row, _NULL, *words)
+
+    def gather(self, f, args, source, input) -> None:
+        (gather,) = f.kernels(self.type)
+        ids, row = self._set(input)
+        words = functor_words(args)
+        for table in source.rounds(self._demand(source, ids, row)):
+            self._launch(gather, *source.params(table), ids, row, *words)
+
+    def filter(self, f, args, input, output: Queue) -> None:
+        ids, row = self._set(input)
+        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, output.ids, output.row, *functor_words(args))
+
+    def compute(self, f, args, input) -> None:
+        ids, row = self._set(input)
+        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, *functor_words(args))
+
+    def set_bits(self, queue: Queue, bits, value: bool) -> None:
+        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids, queue.row, bits)
+
+    def clock(self):
+        event = self.cupy.cuda.Event()
+        event.record()
+        return event
+
+    def seconds(self, marks: list) -> list[float]:
+        if marks:
+            marks[-1].synchronize()
+        return [self.cupy.cuda.get_elapsed_time(a, b) / 1e3 for a, b in itertools.pairwise(marks)]
+
+    @staticmethod
+    def to_host(a) -> np.ndarray:
+        return a.get()

@@ -1,0 +1,91 @@
+"""The frontier: the vertices an iteration works on, where the kernels are.
+
+Two queues of ids take turns (an iteration reads one and appends to the other), and each
+iteration has a row of sizes (``LevelSizes`` in kernels/cuda/operators.cuh: vertices, their
+out-edges, hubs, spare) that the kernels read and write themselves. So iterations can be launched
+back to back, and the host reads the sizes once per batch. ``marks`` de-duplicate an operator's
+output (a vertex is queued once however many edges reach it); ``bitmap`` is the frontier as a set,
+for pulls. On the CPU the same arrays are numpy arrays (marks and bitmap as booleans).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ALL = "all"  # a vertex set: every vertex, 0 .. n - 1
+
+
+class Queue:
+    """Vertex ids and their row of sizes (``row[0]`` the count), on the device."""
+
+    def __init__(self, ids, row):
+        self.ids, self.row = ids, row
+
+
+class Frontier:
+    ROWS = 64  # rows of sizes to start with (more are made as iterations need them)
+
+    @staticmethod
+    def nbytes(n: int, backend: str, dedup: bool, bitmap: bool) -> int:
+        """What a frontier of ``n`` vertices takes where the kernels run."""
+        gpu = backend == "cuda"
+        sets = ((n + 31) // 32 * 4 if gpu else n) * (int(dedup) + int(bitmap))
+        return 2 * max(n, 1) * (4 if gpu else 8) + Frontier.ROWS * 32 + sets
+
+    def __init__(self, run, n: int, *, dedup: bool = False, bitmap: bool = False):
+        self.run, self.n, self.xp = run, n, run.xp
+        gpu = run.backend == "cuda"
+        self.queues = run.array("frontier", (2, max(n, 1)), np.uint32 if gpu else np.int64)
+        self.sizes = run.array("sizes", (self.ROWS, 4), np.uint64 if gpu else np.int64)
+        set_shape, set_dtype = ((n + 31) // 32, np.uint32) if gpu else (n, np.bool_)
+        self.marks = run.array("marks", set_shape, set_dtype) if dedup else None
+        self.bits = run.array("bitmap", set_shape, set_dtype) if bitmap else None
+        for a in (self.marks, self.bits):
+            if a is not None:
+                a.fill(0)
+        self.it = 0
+        self._bitmap_set = False
+
+    def start(self, vertices: np.ndarray, edges: int) -> None:
+        """The first iteration's frontier: ``vertices`` (a host array), with ``edges`` out-edges."""
+        self.it = 0
+        self.sizes.fill(0)
+        self.queues[0, : len(vertices)] = self.xp.asarray(vertices, self.queues.dtype)
+        self.sizes[0, :2] = self.xp.asarray([len(vertices), edges], self.sizes.dtype)
+
+    @property
+    def current(self) -> Queue:
+        return Queue(self.queues[self.it % 2], self.sizes[self.it])
+
+    @property
+    def next(self) -> Queue:
+        return Queue(self.queues[(self.it + 1) % 2], self.sizes[self.it + 1])
+
+    def reserve(self, iterations: int) -> None:
+        """Rows for the sizes of ``iterations`` more iterations (a larger table keeps the old rows)."""
+        if self.it + iterations + 1 >= len(self.sizes):
+            grown = self.run.array("sizes", (2 * (self.it + iterations + 1), 4), self.sizes.dtype)
+            grown[: len(self.sizes)] = self.sizes
+            grown[len(self.sizes) :] = 0
+            self.sizes = grown
+
+    def bitmap(self):
+        """The current frontier as a set (cleared again when the iteration ends)."""
+        if not self._bitmap_set:
+            self.run.ops.set_bits(self.current, self.bits, True)
+            self._bitmap_set = True
+        return self.bits
+
+    def step(self) -> None:
+        """The iteration is done: its output becomes the frontier."""
+        if self._bitmap_set:
+            self.run.ops.set_bits(self.current, self.bits, False)
+            self._bitmap_set = False
+        self.it += 1
+        if self.marks is not None:
+            self.run.ops.set_bits(self.current, self.marks, False)
+
+    def read(self) -> np.ndarray:
+        """The sizes of every iteration so far (and the next's frontier), on the host."""
+        rows = self.sizes[: self.it + 1]
+        return np.asarray(rows.get() if hasattr(rows, "get") else rows, np.int64)

@@ -1,0 +1,77 @@
+"""An algorithm's functors, declared once for both backends: the name of the CUDA struct (in the
+algorithm's ``.cu`` file) and the ``@njit`` functions that do the same on the CPU.
+
+CPU functions take a ``state`` tuple last: the arguments the algorithm passed to the operator, in
+order (the CUDA struct's fields, in the same order). Edges come as ``(src, dst, edge, weight)``,
+``edge`` the edge's position in ``adj`` and ``weight`` its weight when the run loaded weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Functor:
+    cuda: str  # the struct in the algorithm's .cu file
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        """The name expressions of the CUDA kernels that apply this functor with ``decoder``."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Advance(Functor):
+    """``fn(v, u, edge, weight, state) -> bool``: push through the edge (v, u); True queues u."""
+
+    fn: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>")
+
+
+@dataclass(frozen=True)
+class Pull(Functor):
+    """Each wanted vertex u scans its in-edges (v, u) until ``test(u, v, edge, weight, state)``
+    holds, then ``adopt(u, v, state)`` runs once and u is queued."""
+
+    wanted: Callable  # (u, state) -> bool
+    test: Callable
+    adopt: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return (f"advance_pull_kernel<{decoder}, {self.cuda}>", f"pull_sidecar_kernel<{self.cuda}>", f"pull_demand_kernel<{self.cuda}>")
+
+
+@dataclass(frozen=True)
+class Gather(Functor):
+    """Each wanted vertex u sums ``gather(u, v, edge, weight, state)`` over its in-edges, then
+    ``apply(u, total, state)``."""
+
+    wanted: Callable  # (u, state) -> bool
+    gather: Callable
+    apply: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return (f"gather_kernel<{decoder}, {self.cuda}>",)
+
+
+@dataclass(frozen=True)
+class Filter(Functor):
+    """``fn(v, state) -> bool``: v is queued when True."""
+
+    fn: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return (f"filter_kernel<{self.cuda}>",)
+
+
+@dataclass(frozen=True)
+class Compute(Functor):
+    """``fn(v, state)`` on every vertex of a set, in parallel."""
+
+    fn: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return (f"compute_kernel<{self.cuda}>",)

@@ -1,0 +1,110 @@
+"""Algorithm results: NumPy arrays first, with Arrow and pandas views for pipelines.
+
+Per-vertex arrays are indexed by the input's vertex ids, whatever order the store keeps. When the
+build relabelled arbitrary ids, rows follow the original ids ascending (listed in ``ids``), vertex
+references such as parents are row numbers, and the tables give them as original ids (a missing
+one as null). ``stats`` describes the run: device, format, time, bytes moved per tier, and one
+dict per iteration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+
+@dataclass
+class VertexResult:
+    stats: dict = field(default_factory=dict, kw_only=True)
+    ids: np.ndarray | None = field(default=None, kw_only=True)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The per-vertex columns after ``vertex``, in order."""
+        raise NotImplementedError
+
+    references: ClassVar[tuple[str, ...]] = ()  # columns that name vertices
+
+    def _table(self) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        """column -> (values, mask of missing values or None)."""
+        cols = self.columns()
+        n = len(next(iter(cols.values())))
+        table = {"vertex": (np.arange(n) if self.ids is None else self.ids, None)}
+        for name, values in cols.items():
+            if name in self.references and self.ids is not None:
+                table[name] = (self.ids[np.maximum(values, 0)], values < 0)
+            else:
+                table[name] = (values, None)
+        return table
+
+    def to_pandas(self):
+        """A DataFrame: ``vertex``, then the result's columns; a missing reference is <NA>."""
+        import pandas as pd
+
+        return pd.DataFrame({k: v if m is None else pd.arrays.IntegerArray(v, m) for k, (v, m) in self._table().items()})
+
+    def to_arrow(self):
+        """The same columns as an Arrow table; a missing reference is null."""
+        import pyarrow as pa
+
+        return pa.table({k: pa.array(v, mask=m) for k, (v, m) in self._table().items()})
+
+
+@dataclass
+class BFSResult(VertexResult):
+    """``distances`` (int32, -1 unreachable) and ``parents`` (int64; the source is its own parent,
+    -1 unreachable)."""
+
+    source: int
+    distances: np.ndarray
+    parents: np.ndarray
+    references = ("parent",)
+
+    @property
+    def reached(self) -> int:
+        return int(np.count_nonzero(self.distances >= 0))
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"distance": self.distances, "parent": self.parents}
+
+
+@dataclass
+class SSSPResult(VertexResult):
+    """``distances`` (float64, inf unreachable) and ``parents`` (int64; the source is its own
+    parent, -1 unreachable): a shortest-path tree."""
+
+    source: int
+    distances: np.ndarray
+    parents: np.ndarray
+    references = ("parent",)
+
+    @property
+    def reached(self) -> int:
+        return int(np.count_nonzero(np.isfinite(self.distances)))
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"distance": self.distances, "parent": self.parents}
+
+
+@dataclass
+class PageRankResult(VertexResult):
+    """``ranks`` (float64, summing to 1) after ``iterations`` power iterations."""
+
+    ranks: np.ndarray
+    iterations: int
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"rank": self.ranks}
+
+
+@dataclass
+class ComponentsResult(VertexResult):
+    """``labels`` (int64): the component of each vertex, numbered 0 .. ``n_components - 1`` in the
+    order of each component's smallest vertex id (as scipy.sparse.csgraph numbers them)."""
+
+    labels: np.ndarray
+    n_components: int
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"component": self.labels}

@@ -1,0 +1,287 @@
+"""The iteration loop every algorithm runs in, written once for both backends.
+
+An algorithm (``Algorithm``) says which edges it reads (``edges``), what vertex state it keeps
+(``state``), how it starts (``start``), what one iteration does (``step``: operator calls), how
+many iterations may run before the host looks at the sizes again (``batch``) and when it is done
+(``done``). ``Run`` does the rest: it charges the state to the device budget before allocating
+it, opens the edges under what is left (the resident graph, or a scheduler streaming chunks
+through the tiers), launches batches of iterations, times each (CUDA events on the GPU) and
+records per-iteration statistics, with what the tiers moved for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..kernels.formats import FORMATS
+from ..tiering.scheduler import COUNTERS, Sidecar
+from .config import Config
+from .frontier import ALL, Frontier, Queue
+from .functors import Advance, Compute, Filter, Gather, Pull
+
+BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
+
+
+@dataclass(frozen=True)
+class Edges:
+    """Edges an algorithm reads: the graph (``reverse``: its transpose, stored under ``reverse/``),
+    with each edge's weight or not, and the sidecars to keep on the device when chunks are read in
+    place (tiering/scheduler.py)."""
+
+    reverse: bool = False
+    weights: bool = False
+    sidecars: tuple[Sidecar, ...] = ()
+
+
+class Algorithm:
+    """One algorithm: functors (``functors``, their CUDA structs in ``cuda``, a .cu file) and the
+    driver methods below. A subclass instance holds one query's parameters."""
+
+    cuda: Path
+    functors: tuple = ()
+    queues: tuple[str, ...] = ()  # queues of its own besides the frontier (``Run.queues``)
+    dedup = False  # operators may queue a vertex once per iteration (marks)
+    bitmap = False  # pulls test membership in the frontier (a bitmap of it)
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges()}
+
+    def state(self, graph) -> dict[str, tuple]:
+        """Vertex state, ``name -> (shape, dtype)``, allocated (uninitialised) before ``start``."""
+        return {}
+
+    def start(self, run: Run) -> None:
+        raise NotImplementedError
+
+    def step(self, run: Run) -> None:
+        raise NotImplementedError
+
+    def batch(self, run: Run) -> int:
+        """Iterations to launch before the host reads the sizes again."""
+        return 1
+
+    def done(self, run: Run, sizes: np.ndarray) -> bool:
+        """Whether to stop, given every iteration's sizes (the last row: the next frontier)."""
+        return sizes[-1, 0] == 0
+
+    def finish(self, run: Run) -> None:
+        """Work after the last iteration, recorded as an iteration of its own (``phase``: finish)."""
+
+
+class Run:
+    """One execution of an algorithm on a graph: its state, frontier, edges and operators."""
+
+    def __init__(self, algorithm: Algorithm, graph, config: Config):
+        self.algorithm, self.graph, self.config = algorithm, graph, config
+        self.backend = config.backend()
+        self.format = FORMATS[graph.format]
+        self.n = graph.n_vertices
+        self.state_bytes = 0
+        self._arrays: dict = {}
+        self.ops = _backend(self.backend)(self)
+        self.xp = self.ops.xp
+        self.device_budget, self.host_budget = config.budgets(self.backend)
+        shapes, nbytes = state_of(algorithm, graph, self.backend)
+        self._charge(nbytes)
+        self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
+        self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
+        self.queues = {name: self._queue(name) for name in algorithm.queues}
+        self.sources = self._open_edges(algorithm.edges(graph))
+        self.iterations: list[dict] = []
+        self._calls: list[tuple[int, str]] = []  # (iteration, edges) of every operator that read edges
+
+    # --- memory -----------------------------------------------------------------------------
+
+    def _charge(self, nbytes: int) -> None:
+        if nbytes >= self.device_budget:
+            raise ValueError(f"device_memory ({self.device_budget:,} bytes) does not hold the vertex state ({nbytes:,} bytes) of {self.graph.location}")
+        self.state_bytes = nbytes
+
+    def array(self, name: str, shape, dtype):
+        """A state array where the kernels run (on the GPU kept with the graph between runs)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if self.backend == "cuda":
+            return self.graph.workspace().buffer(name, shape, dtype)[: shape[0]]
+        return np.empty(shape, dtype)
+
+    def _open_edges(self, wanted: dict[str, Edges]) -> dict:
+        """Each name's edges under the budgets the state leaves; the same graph asked for twice (a
+        symmetric graph's in-edges are its out-edges) is opened once, and distinct graphs share
+        the budgets equally."""
+        merged: dict[tuple, Edges] = {}
+        for e in wanted.values():
+            reverse = e.reverse and self.graph.directed
+            key = (reverse, e.weights)
+            old = merged.get(key, Edges(reverse, e.weights))
+            merged[key] = Edges(reverse, e.weights, old.sidecars + tuple(s for s in e.sidecars if s not in old.sidecars))
+        share = len(merged)
+        budgets = {"chunk_budget": (self.device_budget - self.state_bytes) // share, "host_budget": self.host_budget // share, "zero_copy": self.config.zero_copy}
+        opened = {key: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, **budgets) for key, e in merged.items()}
+        return {name: opened[(e.reverse and self.graph.directed, e.weights)] for name, e in wanted.items()}
+
+    # --- operators ----------------------------------------------------------------------------
+
+    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | str | None = None, output: Queue | None = None, dedup: bool = False) -> None:
+        """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
+        frontier by default), once per vertex with ``dedup``."""
+        self._calls.append((max(len(self.iterations) - 1, 0), edges))
+        self.ops.advance(functor, args, self.sources[edges], input or self.frontier.current, output or self.frontier.next, dedup)
+
+    def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
+        """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
+        and joins ``output``; where ``sidecar`` is kept on the device, its candidate is tried first."""
+        self._calls.append((max(len(self.iterations) - 1, 0), edges))
+        self.ops.pull(functor, args, self.sources[edges], input, output or self.frontier.next, sidecar)
+
+    def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | str = ALL) -> None:
+        """Each wanted vertex of ``input`` sums the functor over its in-edges."""
+        self._calls.append((max(len(self.iterations) - 1, 0), edges))
+        self.ops.gather(functor, args, self.sources[edges], input)
+
+    def filter(self, functor: Filter, *args, input: Queue | str | None = None, output: Queue | None = None) -> None:
+        self.ops.filter(functor, args, input or self.frontier.current, output or self.frontier.next)
+
+    def compute(self, functor: Compute, *args, input: Queue | str = ALL) -> None:
+        self.ops.compute(functor, args, input)
+
+    def _queue(self, name: str) -> Queue:
+        """A queue of the algorithm's own (room for every vertex, a zeroed count row), as operators
+        take for ``input`` and ``output``."""
+        q = Queue(self.array(f"{name}_ids", max(self.n, 1), self.frontier.queues.dtype), self.array(f"{name}_row", 4, self.frontier.sizes.dtype))
+        q.row.fill(0)
+        return q
+
+    def count(self, queue: Queue) -> int:
+        """A queue's count, read on the host (a synchronisation on the GPU)."""
+        return int(self.ops.to_host(queue.row[:1])[0])
+
+    @property
+    def static(self) -> bool:
+        """Whether every graph an algorithm reads is where the kernels read it, nothing to move,
+        so that iterations can be launched without the host looking in between."""
+        return all(s.steps_aside for s in self.sources.values())
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def execute(self) -> Run:
+        alg, fr = self.algorithm, self.frontier
+        progress = _progress(self.config, type(alg).__name__)
+        clock = self.ops.clock()
+        alg.start(self)
+        self.sizes = fr.read()
+        ends = []
+        while True:
+            batch = alg.batch(self)
+            if not self.static:  # something moves between iterations: the host schedules each
+                batch = 1
+            fr.reserve(batch)
+            first = fr.it
+            for _ in range(batch):
+                self.iterations.append({})
+                alg.step(self)
+                fr.step()
+                ends.append(self.ops.clock())
+            sizes = fr.read()
+            if batch > 1 and not sizes[first + 1 : first + batch + 1, 0].all():  # launched past an empty frontier: they did nothing
+                last = first + 1 + int(np.argmin(sizes[first + 1 : first + batch + 1, 0] > 0))
+                del self.iterations[last:], ends[last:]
+                fr.it, sizes = last, sizes[: last + 1]
+            self.sizes = sizes
+            if progress is not None:
+                progress.update(len(self.iterations) - progress.n)
+            if alg.done(self, sizes):
+                break
+        if progress is not None:
+            progress.close()
+        if type(alg).finish is not Algorithm.finish:
+            self.iterations.append({"phase": "finish"})
+            alg.finish(self)
+            ends.append(self.ops.clock())
+        self._finish(clock, ends)
+        return self
+
+    def _finish(self, start, ends: list) -> None:
+        """Per-iteration times and tier statistics."""
+        seconds = self.ops.seconds([start, *ends])
+        for i, (it, s) in enumerate(zip(self.iterations, seconds)):
+            it.update({"frontier": int(self.sizes[i, 0]) if i < len(self.sizes) else 0, **dict.fromkeys(COUNTERS, 0), "transfer_seconds": 0.0, "compute_seconds": s, "seconds": s})
+        self.seconds = float(sum(seconds))
+        sources = {id(s): s for s in self.sources.values()}
+        moved = {key: s.take_stats() for key, s in sources.items()}
+        self.moved = {k: sum(m.get(k, 0) for m in moved.values()) for k in COUNTERS}
+        records = {key: list(m.get("iterations", [])) for key, m in moved.items()}
+        tiered = set()
+        for it, name in self._calls:
+            key = id(self.sources[name])
+            record = records[key].pop(0) if records[key] else {}
+            if it >= len(self.iterations):  # launched past the end (a batch): it did nothing
+                for k in COUNTERS:
+                    self.moved[k] -= record.get(k, 0)
+                continue
+            target = self.iterations[it]
+            for k in COUNTERS:
+                target[k] += record.get(k, 0)
+            target["transfer_seconds"] += record.get("transfer_seconds", 0.0)
+            tiered.add(it)
+        for it in tiered:  # on tiered iterations compute is what the transfers left
+            target = self.iterations[it]
+            target["compute_seconds"] = max(0.0, target["seconds"] - target["transfer_seconds"])
+
+    def stats(self, **extra) -> dict:
+        """What a result reports: device, format, time, iterations, bytes moved per tier, peaks."""
+        sources = {id(s): s for s in self.sources.values()}.values()
+        stats = {
+            "device": self.backend,
+            "format": self.graph.format,
+            "seconds": self.seconds,
+            **extra,
+            **self.moved,
+            "state_bytes": self.state_bytes,
+            "device_memory": self.device_budget,
+            "host_memory": self.host_budget,
+            "device_peak_bytes": self.state_bytes + sum(s.resident_bytes for s in sources),
+            "host_peak_bytes": sum(s.host_bytes for s in sources),
+            "iterations": self.iterations,
+        }
+        if self.backend == "cuda":
+            stats["decoder"] = self.ops.decoder
+        return stats
+
+
+def state_of(algorithm: Algorithm, graph, backend: str) -> tuple[dict[str, tuple], int]:
+    """The arrays a run of ``algorithm`` allocates before any chunk (its state and the operators'
+    scratch, ``name -> (shape, dtype)``), and the bytes they and the frontier take: what it
+    charges to ``device_memory`` first."""
+    ops = _backend(backend)
+    shapes = {**algorithm.state(graph), **ops.scratch_shapes(algorithm, graph)}
+    frontier = Frontier.nbytes(graph.n_vertices, backend, algorithm.dedup, algorithm.bitmap)
+    queues = len(algorithm.queues) * (max(graph.n_vertices, 1) * (4 if backend == "cuda" else 8) + 32)
+    return shapes, frontier + queues + sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes.values())
+
+
+def _backend(backend: str):
+    if backend == "cuda":
+        from .cuda import CudaOperators
+
+        return CudaOperators
+    from .cpu import CpuOperators
+
+    return CpuOperators
+
+
+def _progress(config: Config, name: str):
+    show = sys.stderr.isatty() if config.progress is None else config.progress
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(desc=name, unit=" iterations", file=sys.stderr, leave=False)
+
+
+def run(algorithm: Algorithm, graph, config: Config) -> Run:
+    """Execute ``algorithm`` on ``graph``: its state, its loop, its statistics."""
+    return Run(algorithm, graph, config).execute()
