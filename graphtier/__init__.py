@@ -6,25 +6,49 @@ r = gt.bfs(g, 0)
 """
 
 from ._version import __version__
-from .engine import BFSResult, BFSValidationError, Config, Graph, bfs, build, open, recode, validate_bfs_tree
+from .engine import (
+    BFSResult,
+    BFSValidationError,
+    ComponentsResult,
+    Config,
+    ConvergenceError,
+    Graph,
+    PageRankResult,
+    SSSPResult,
+    bfs,
+    build,
+    connected_components,
+    open,
+    pagerank,
+    recode,
+    sssp,
+    validate_bfs_tree,
+)
 from .errors import CorruptChunkError, DeviceError, GraphtierError, InputError, StoreError
 from .partition import generators
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "ComponentsResult",
     "Config",
+    "ConvergenceError",
     "CorruptChunkError",
     "DeviceError",
     "Graph",
     "GraphtierError",
     "InputError",
+    "PageRankResult",
+    "SSSPResult",
     "StoreError",
     "__version__",
     "bfs",
     "build",
+    "connected_components",
     "generators",
     "open",
+    "pagerank",
     "recode",
+    "sssp",
     "validate_bfs_tree",
 ]

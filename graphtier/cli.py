@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, bfs and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, bfs, sssp, pagerank, cc and demo.
 
 Exit codes: 0 success, 2 bad arguments, 3 bad input data, 4 a store that is missing, exists
 already, or is corrupt, 130 interrupted.
@@ -138,15 +138,16 @@ def _write_json(path: str, payload) -> None:
 
 
 def _stats_table(s: dict) -> str:
-    """One row per BFS iteration (hits and misses as device/host), then the totals."""
+    """One row per iteration (hits and misses as device/host), then the totals."""
     mb = lambda x: f"{x / 1e6:.2f}"
-    row = "{:>5} {:>4} {:>10} {:>6} {:>11} {:>11} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8}"
-    lines = [row.format("level", "dir", "frontier", "rounds", "hits d/h", "misses d/h", "zc", "MB read", "MB h2d", "MB zc", "xfer ms", "comp ms")]
-    for level, it in enumerate(s["iterations"]):
+    row = "{:>5} {:>6} {:>10} {:>6} {:>11} {:>11} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8}"
+    lines = [row.format("iter", "kind", "frontier", "rounds", "hits d/h", "misses d/h", "zc", "MB read", "MB h2d", "MB zc", "xfer ms", "comp ms")]
+    for i, it in enumerate(s["iterations"]):
         hits, misses = f"{it['device_hits']}/{it['host_hits']}", f"{it['device_misses']}/{it['host_misses']}"
         moved = (mb(it[k]) for k in ("bytes_store_read", "bytes_host_to_device", "bytes_zero_copy"))
         ms = (f"{it[k] * 1e3:.1f}" for k in ("transfer_seconds", "compute_seconds"))
-        lines.append(row.format(level, it["direction"], f"{it['frontier']:,}", it["rounds"], hits, misses, it["zero_copy_chunks"], *moved, *ms))
+        kind = it.get("direction") or it.get("phase") or ""
+        lines.append(row.format(i, kind, f"{it['frontier']:,}", it["rounds"], hits, misses, it["zero_copy_chunks"], *moved, *ms))
     lines.append(
         f"total: {s['rounds']} rounds, hits {s['device_hits']}/{s['host_hits']}, misses {s['device_misses']}/{s['host_misses']}, "
         f"{s['zero_copy_chunks']} zero-copy chunks; MB read {mb(s['bytes_store_read'])}, h2d {mb(s['bytes_host_to_device'])} "
@@ -157,24 +158,73 @@ def _stats_table(s: dict) -> str:
     return "\n".join(lines)
 
 
-def cmd_bfs(args) -> None:
-    g = gt.open(args.store)
-    budgets = {"device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy}
-    r = gt.bfs(g, args.source, device=args.device, direction=args.direction, **budgets)
+def _execution(args) -> dict:
+    """The execution options every algorithm command takes."""
+    return {"device": args.device, "device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy}
+
+
+def _save(result, column: str, path: str) -> None:
+    """``--out``: a .parquet or .csv table of every column (pyarrow, pandas), else ``column`` as .npy."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(result.to_arrow(), path)
+    elif suffix == ".csv":
+        result.to_pandas().to_csv(path, index=False)
+    else:
+        np.save(path, result.columns()[column])
+
+
+def _report(args, result, column: str, payload: dict, text: str) -> None:
+    """What every algorithm command prints: a summary (or JSON), where ``--out`` went, stats."""
+    s = result.stats
     if args.out:
-        np.save(args.out, r.distances)
-    s = r.stats
+        _save(result, column, args.out)
     if args.stats_json:
         _write_json(args.stats_json, s)
-    summary = {k: s[k] for k in ("device", "format", "seconds", "levels", "reached", "edges_traversed", "teps")}
-    _emit(
-        args,
-        {"source": args.source, **summary, "iterations": s["iterations"], "distances": args.out},
-        f"BFS from {args.source}: reached {s['reached']:,} of {g.n_vertices:,} vertices in {s['levels']} levels, "
-        f"{s['seconds'] * 1e3:.1f} ms ({s['teps'] / 1e6:.0f} M edges/s)" + (f"; distances in {args.out}" if args.out else ""),
-    )
+    summary = {k: s[k] for k in ("device", "format", "seconds") if k in s}
+    where = f"; {column}s in {args.out}" if args.out else ""
+    _emit(args, {**payload, **summary, "iterations": s["iterations"], "out": args.out}, f"{text}, {s['seconds'] * 1e3:.1f} ms on the {s['device']}{where}")
     if args.stats and not args.json:
         print(_stats_table(s))
+
+
+def cmd_bfs(args) -> None:
+    g = gt.open(args.store)
+    r = gt.bfs(g, args.source, direction=args.direction, **_execution(args))
+    s = r.stats
+    _report(
+        args,
+        r,
+        "distance",
+        {"source": args.source, **{k: s[k] for k in ("levels", "reached", "edges_traversed", "teps")}},
+        f"BFS from {args.source}: reached {s['reached']:,} of {g.n_vertices:,} vertices in {s['levels']} levels ({s['teps'] / 1e6:.0f} M edges/s)",
+    )
+
+
+def cmd_sssp(args) -> None:
+    g = gt.open(args.store)
+    r = gt.sssp(g, args.source, weight=not args.unweighted, delta=args.delta, **_execution(args))
+    far = float(np.max(r.distances[np.isfinite(r.distances)], initial=0.0))
+    _report(args, r, "distance", {"source": args.source, "reached": r.reached, "farthest": far}, f"SSSP from {args.source}: reached {r.reached:,} of {g.n_vertices:,} vertices, farthest at {far:g}")
+
+
+def cmd_pagerank(args) -> None:
+    g = gt.open(args.store)
+    r = gt.pagerank(g, alpha=args.alpha, tol=args.tol, max_iter=args.max_iter, weight=True if args.weighted else None, **_execution(args))
+    top = int(np.argmax(r.ranks)) if len(r.ranks) else -1
+    vertex = int(r.ids[top]) if r.ids is not None and top >= 0 else top
+    _report(args, r, "rank", {"iterations_run": r.iterations, "top_vertex": vertex}, f"PageRank: {r.iterations} iterations, top vertex {vertex}")
+
+
+def cmd_cc(args) -> None:
+    g = gt.open(args.store)
+    r = gt.connected_components(g, **_execution(args))
+    sizes = np.bincount(r.labels) if len(r.labels) else np.zeros(0, np.int64)
+    largest = int(sizes.max(initial=0))
+    kind = "weakly connected components" if g.directed else "connected components"
+    _report(args, r, "component", {"n_components": r.n_components, "largest": largest}, f"{r.n_components:,} {kind}, the largest of {largest:,} vertices")
 
 
 def cmd_demo(args) -> None:
@@ -258,17 +308,34 @@ def _parser() -> argparse.ArgumentParser:
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")
     info.add_argument("store")
 
-    bfs = command("bfs", cmd_bfs, "breadth-first search from one source")
-    bfs.add_argument("store")
+    def algorithm(name: str, fn, help: str, out: str) -> argparse.ArgumentParser:
+        sp = command(name, fn, help)
+        sp.add_argument("store")
+        sp.add_argument("--out", help=f"save {out}: .npy (the array), .parquet or .csv (a table with the vertex ids)")
+        sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+        sp.add_argument("--device-memory", type=_size, metavar="SIZE", default=None, help="device budget, e.g. 4GiB (default: free GPU memory, or on the CPU RAM, less a margin)")
+        sp.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB (default: RAM less a margin)")
+        sp.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
+        sp.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
+        sp.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
+        return sp
+
+    bfs = algorithm("bfs", cmd_bfs, "breadth-first search from one source", "distances (int32, -1 unreachable)")
     bfs.add_argument("--source", type=int, required=True, help="source vertex (as the input numbered it)")
-    bfs.add_argument("--out", help="save distances (int32, -1 unreachable) to this .npy file")
-    bfs.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     bfs.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
-    bfs.add_argument("--device-memory", type=_size, metavar="SIZE", default=None, help="device budget, e.g. 4GiB (default: free GPU memory, or on the CPU RAM, less a margin)")
-    bfs.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB (default: RAM less a margin)")
-    bfs.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
-    bfs.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
-    bfs.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
+
+    sssp = algorithm("sssp", cmd_sssp, "shortest paths from one source over the edge weights", "distances (float64, inf unreachable)")
+    sssp.add_argument("--source", type=int, required=True, help="source vertex (as the input numbered it)")
+    sssp.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
+    sssp.add_argument("--delta", type=float, default=None, help="near-far bucket width (default: from the mean weight and degree)")
+
+    pr = algorithm("pagerank", cmd_pagerank, "PageRank by power iteration (networkx's semantics)", "ranks (float64)")
+    pr.add_argument("--alpha", type=float, default=0.85, help="damping factor (default 0.85)")
+    pr.add_argument("--tol", type=float, default=1e-6, help="stop when the L1 change is below n * tol (default 1e-6)")
+    pr.add_argument("--max-iter", type=int, default=100, help="fail after this many iterations (default 100)")
+    pr.add_argument("--weighted", action="store_true", help="edges weigh their stored weights (default: every edge 1)")
+
+    algorithm("cc", cmd_cc, "connected components (weakly connected on a directed graph)", "component labels (int64)")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)
@@ -294,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     except (StoreError, CorruptChunkError, FileExistsError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return EXIT_STORE
-    except (ValueError, NotImplementedError, DeviceError) as e:
+    except (ValueError, NotImplementedError, DeviceError, gt.ConvergenceError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

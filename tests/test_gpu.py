@@ -116,3 +116,48 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
 
 def g_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:
     return g.indptr(), g.edges()[:, 1]
+
+
+# --- SSSP, PageRank, connected components: the GPU equals the CPU ------------------------------
+
+
+@pytest.fixture(scope="module")
+def weighted_graphs(tmp_path_factory):
+    """A symmetric kron15 and a directed urand15 (with its reverse), random weights in [1, 64), in
+    chunks of 8,192 edges, every format."""
+    out = {}
+    for name, edges, symmetric in (("kron", gt.generators.kronecker(15, seed=5), True), ("urand", gt.generators.urand(15, seed=6), False)):
+        d = tmp_path_factory.mktemp(f"w-{name}")
+        w = np.random.default_rng(7).integers(1, 64, len(edges)).astype(np.float64)
+        csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=1 << 13)
+        out[name] = {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+    return out
+
+
+def budgets_of(g: gt.Graph) -> list[dict]:
+    """All-resident, a quarter of the graph with chunks copied or read in place, and everything read in place."""
+    quarter = int(0.25 * g.resident_size(weights=g.weighted)) + (64 << 20)
+    return [
+        {},
+        {"device_memory": quarter, "host_memory": "1GiB", "zero_copy": "auto"},
+        {"device_memory": quarter, "host_memory": "1GiB", "zero_copy": "never"},
+        {"device_memory": 64 << 20, "zero_copy": "always"},
+    ]
+
+
+@pytest.mark.parametrize("name", ["kron", "urand"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
+    g = weighted_graphs[name][fmt]
+    source = int(np.argmax(np.diff(g.indptr())))
+    cpu = {"sssp": gt.sssp(g, source, device="cpu"), "cc": gt.connected_components(g, device="cpu"), "pagerank": gt.pagerank(g, weight=True, device="cpu")}
+    for budget in budgets_of(g):
+        gpu = gt.sssp(g, source, device="cuda", **budget)
+        assert gpu.stats["device"] == "cuda"
+        np.testing.assert_array_equal(gpu.distances, cpu["sssp"].distances)
+        np.testing.assert_array_equal(gpu.parents, cpu["sssp"].parents)
+        cc = gt.connected_components(g, device="cuda", **budget)
+        np.testing.assert_array_equal(cc.labels, cpu["cc"].labels)
+        pr = gt.pagerank(g, weight=True, device="cuda", **budget)
+        assert np.abs(pr.ranks - cpu["pagerank"].ranks).sum() < 1e-6 and pr.iterations == cpu["pagerank"].iterations
+        assert gt.pagerank(g, device="cuda", **budget).iterations > 0

@@ -1,5 +1,8 @@
 """One module per algorithm: functors, a driver and the public function, CUDA functors beside it."""
 
 from .bfs import bfs
+from .cc import connected_components
+from .pagerank import ConvergenceError, pagerank
+from .sssp import sssp
 
-__all__ = ["bfs"]
+__all__ = ["ConvergenceError", "bfs", "connected_components", "pagerank", "sssp"]

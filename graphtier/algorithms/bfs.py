@@ -172,10 +172,11 @@ def bfs(graph, source: int, *, direction: str = "auto", config: Config | None = 
     ``decoder``, ``progress``, or ``config=``): as every algorithm's, ``runtime.Config``.
     """
     done = run(BFS(graph, source, direction), graph, Config.of(config, **options))
+    indptr = done.sources["out"].indptr
+    traversed = int((indptr[1:] - indptr[:-1])[done.state["dist"] >= 0].sum())  # where the state is
     dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
     for it, row in zip(done.iterations, done.sizes):
         it["edges"] = int(row[1])
-    degrees = np.diff(graph.indptr())
-    stats = done.stats(levels=len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=int(degrees[dist >= 0].sum()))
+    stats = done.stats(levels=len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed)
     stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
     return BFSResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)

@@ -179,19 +179,26 @@ def write_adjacency(
     n_vertices: int,
     tee: Transposer | None = None,
 ) -> dict:
-    """Write ``adj`` (+ ``weights``) and ``indptr`` from sorted edges; returns the degree facts."""
+    """Write ``adj`` (+ ``weights``) and ``indptr`` from sorted edges; returns the degree facts (and
+    the weights' least, largest and mean: algorithms read them, SSSP to know weights are >= 0)."""
     writer = schema.AdjWriter(group, fmt=fmt, chunk_edges=chunk_edges, dtype=dtype, weighted=weighted)
     degrees = np.zeros(n_vertices, np.int64)
+    low, high, total = np.inf, -np.inf, 0.0
     for src, dst, w in edges:
         writer.append(src, dst, w)
         count_sources(degrees, src)
+        if w is not None and len(w):
+            low, high, total = min(low, float(w.min())), max(high, float(w.max())), total + float(w.sum(dtype=np.float64))
         if tee is not None:
             tee.add(src, dst, w)
     writer.close()
     indptr = np.zeros(n_vertices + 1, np.uint64)
     indptr[1:] = np.cumsum(degrees)  # not out=: a casting accumulate is 25x slower
     schema.write_vector(group, schema.INDPTR, indptr)
-    return {"n_edges": writer.n_edges, "degree": degree_summary(degrees)}
+    facts = {"n_edges": writer.n_edges, "degree": degree_summary(degrees)}
+    if weighted and writer.n_edges:
+        facts["weights"] = {"min": low, "max": high, "mean": total / writer.n_edges}
+    return facts
 
 
 def degree_summary(degrees: np.ndarray) -> dict:

@@ -87,6 +87,14 @@ class Graph:
         """Per-vertex results reindexed from the store's order to the input's order of ids."""
         return values if self.perm is None else values[self._originals[0]]
 
+    def from_original(self, values: np.ndarray) -> np.ndarray:
+        """Per-vertex values given in the input's order of ids, reindexed to the store's order."""
+        if self.perm is None:
+            return np.asarray(values)
+        out = np.empty_like(values)
+        out[self._originals[0]] = values
+        return out
+
     def refs_to_original(self, refs: np.ndarray) -> np.ndarray:
         """Vertex references (such as parents; -1 for none) renamed into the input's order."""
         if self.perm is None:

@@ -38,9 +38,9 @@ class CpuOperators:
             return _NONE, self.run.n, True
         return s.ids, int(s.row[0]), False
 
-    def _graph(self, source) -> tuple:
+    def _graph(self, source, weighted: bool) -> tuple:
         fmt = self.run.format
-        return source.indptr, source.words(fmt.word), source.weights if source.weighted else _NO_WEIGHTS, source.chunk_edges
+        return source.indptr, source.words(fmt.word), source.weights if weighted else _NO_WEIGHTS, source.chunk_edges
 
     @staticmethod
     def _demand(source, ids, n, every):
@@ -49,11 +49,11 @@ class CpuOperators:
             return None
         return lambda need: ops.chunk_demand(ids, n, every, source.indptr, source.chunk_edges, EVERY_EDGE, need)
 
-    def advance(self, f, args, source, input, output: Queue, dedup: bool) -> None:
+    def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
         fmt = self.run.format
-        kernel = ops.advance_kernel(fmt.neighbors, fmt.push, f.fn, source.weighted, dedup)
+        kernel = ops.advance_kernel(fmt.neighbors, fmt.push, f.fn, weighted, dedup)
         ids, n, every = self._set(input)
-        indptr, words, weights, ce = self._graph(source)
+        indptr, words, weights, ce = self._graph(source, weighted)
         marks = self.run.frontier.marks if dedup else _NO_MARKS
         scratch = self.run.state["scratch"]
         start = n_out = int(output.row[0])
@@ -65,15 +65,15 @@ class CpuOperators:
         output.row[0] = end
         output.row[1] += ops.degree_sum(output.ids[start:end], end - start, False, indptr)
 
-    def pull(self, f, args, source, input, output: Queue, sidecar: str | None) -> None:
+    def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
         ids, n, every = self._set(input)
-        indptr, words, weights, ce = self._graph(source)
+        indptr, words, weights, ce = self._graph(source, weighted)
         done = self.run.state["done"]
         done[:] = False
         candidates = source.sidecar(sidecar) if sidecar else None
         if candidates is not None:
             ops.pull_sidecar(ids, n, every, candidates, f.wanted, f.test, f.adopt, args, done)
-        kernel = ops.pull_kernel(self.run.format.neighbors, source.weighted)
+        kernel = ops.pull_kernel(self.run.format.neighbors, weighted)
         demand = lambda need: ops.wanted_demand(self.run.n, indptr, ce, PULL_READS, f.wanted, args, need)
         for table in source.rounds(demand):
             kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.test, f.adopt, args, done, self.run.state["scratch"])
@@ -82,10 +82,10 @@ class CpuOperators:
         output.ids[start : start + len(found)] = found
         self._queued(output, start, start + len(found), indptr)
 
-    def gather(self, f, args, source, input) -> None:
+    def gather(self, f, args, source, weighted: bool, input) -> None:
         ids, n, every = self._set(input)
-        indptr, words, weights, ce = self._graph(source)
-        kernel = ops.gather_kernel(self.run.format.neighbors, source.weighted)
+        indptr, words, weights, ce = self._graph(source, weighted)
+        kernel = ops.gather_kernel(self.run.format.neighbors, weighted)
         for table in source.rounds(self._demand(source, ids, n, every)):
             kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.gather, f.apply, args, self.run.state["scratch"])
 

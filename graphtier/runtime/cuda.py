@@ -4,6 +4,7 @@ scheduler. Functor arguments travel as eight 8-byte words (pointers, integers, d
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -35,6 +36,13 @@ def functor_words(args) -> list:
     return words + [_NULL] * (WORDS - len(words))
 
 
+@functools.cache
+def _multiprocessors() -> int:
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["multiProcessorCount"]
+
+
 class CudaOperators:
     def __init__(self, run):
         import cupy
@@ -49,7 +57,7 @@ class CudaOperators:
         names = tuple(dict.fromkeys(k for f in run.algorithm.functors for k in f.kernels(self.type))) + EXTERNS
         self.module = module(run.algorithm.cuda, names)
         self._kernels: dict = {}
-        self.grid, self.block = (cupy.cuda.Device().attributes["MultiProcessorCount"] * BLOCKS_PER_SM,), (BLOCK,)
+        self.grid, self.block = (_multiprocessors() * BLOCKS_PER_SM,), (BLOCK,)
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
@@ -66,41 +74,43 @@ class CudaOperators:
         self._kernel(name)((self.grid), self.block, params)
 
     def _set(self, s: Queue | str) -> tuple:
+        """A vertex set's kernel parameters: ids (null for ALL) and the address of its sizes row."""
         if s == ALL:
-            row = self.run.state["all_row"]
-            row.fill(0)
-            return _NULL, row
-        return s.ids, s.row
+            return _NULL, np.uint64(self.run.state["all_row"].data.ptr)
+        return s.ids, s.address
 
     def _demand(self, source, ids, row):
         if ids is _NULL:
             return None  # a sweep
         return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, need)
 
-    def advance(self, f, args, source, input, output: Queue, dedup: bool) -> None:
+    def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
         push, hubs = f.kernels(self.type)
         ids, row = self._set(input)
+        hub_count = self.run.state["all_row"] if input == ALL else input.row
+        if input == ALL:
+            hub_count.fill(0)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
             if i:  # the previous round's hubs are done; this round queues them again
-                row[2] = 0
-            params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.row, marks, *words)
+                hub_count[2] = 0
+            params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
 
-    def pull(self, f, args, source, input, output: Queue, sidecar: str | None) -> None:
+    def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
         pull, from_sidecar, demand = f.kernels(self.type)
         ids, row = self._set(input)
         words = functor_words(args)
         candidates = source.sidecar(sidecar) if sidecar else None
         if candidates is not None:
-            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, output.ids, output.row, _NULL, *words)
+            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, output.ids, output.address, _NULL, *words)
         count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), need, *words)
         for table in source.rounds(count):
-            self._launch(pull, *source.params(table), ids, row, output.ids, output.row, _NULL, *words)
+            self._launch(pull, *source.params(table), ids, row, output.ids, output.address, _NULL, *words)
 
-    def gather(self, f, args, source, input) -> None:
+    def gather(self, f, args, source, weighted: bool, input) -> None:
         (gather,) = f.kernels(self.type)
         ids, row = self._set(input)
         words = functor_words(args)
@@ -109,14 +119,14 @@ class CudaOperators:
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
-        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, output.ids, output.row, *functor_words(args))
+        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, output.ids, output.address, *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
         self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, *functor_words(args))
 
     def set_bits(self, queue: Queue, bits, value: bool) -> None:
-        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids, queue.row, bits)
+        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids, queue.address, bits)
 
     def clock(self):
         event = self.cupy.cuda.Event()

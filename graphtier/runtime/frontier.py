@@ -16,10 +16,20 @@ ALL = "all"  # a vertex set: every vertex, 0 .. n - 1
 
 
 class Queue:
-    """Vertex ids and their row of sizes (``row[0]`` the count), on the device."""
+    """Vertex ids and their row of sizes (``row[0]`` the count), row ``index`` of ``sizes``, on
+    the device. Kernels take the row's address, made without a device-array view (a view costs
+    the host microseconds on every launch)."""
 
-    def __init__(self, ids, row):
-        self.ids, self.row = ids, row
+    def __init__(self, ids, sizes, index: int = 0):
+        self.ids, self.sizes, self.index = ids, sizes, index
+
+    @property
+    def row(self):
+        return self.sizes[self.index]
+
+    @property
+    def address(self) -> np.uint64:
+        return np.uint64(self.sizes.data.ptr + 32 * self.index)
 
 
 class Frontier:
@@ -36,6 +46,7 @@ class Frontier:
         self.run, self.n, self.xp = run, n, run.xp
         gpu = run.backend == "cuda"
         self.queues = run.array("frontier", (2, max(n, 1)), np.uint32 if gpu else np.int64)
+        self._ids = (self.queues[0], self.queues[1])
         self.sizes = run.array("sizes", (self.ROWS, 4), np.uint64 if gpu else np.int64)
         set_shape, set_dtype = ((n + 31) // 32, np.uint32) if gpu else (n, np.bool_)
         self.marks = run.array("marks", set_shape, set_dtype) if dedup else None
@@ -44,22 +55,28 @@ class Frontier:
             if a is not None:
                 a.fill(0)
         self.it = 0
+        self.initial = np.zeros((1, 4), np.int64)  # the first frontier's sizes, as the host set them
         self._bitmap_set = False
 
     def start(self, vertices: np.ndarray, edges: int) -> None:
-        """The first iteration's frontier: ``vertices`` (a host array), with ``edges`` out-edges."""
+        """The first iteration's frontier: ``vertices`` (a host array), with ``edges`` out-edges.
+        Scalars are set on the device without waiting for it (an array copy would)."""
         self.it = 0
         self.sizes.fill(0)
-        self.queues[0, : len(vertices)] = self.xp.asarray(vertices, self.queues.dtype)
-        self.sizes[0, :2] = self.xp.asarray([len(vertices), edges], self.sizes.dtype)
+        if len(vertices) == 1:
+            self.queues[0, 0] = int(vertices[0])
+        elif len(vertices):
+            self.queues[0, : len(vertices)] = self.xp.asarray(vertices, self.queues.dtype)
+        self.sizes[0, 0], self.sizes[0, 1] = len(vertices), edges
+        self.initial = np.array([[len(vertices), edges, 0, 0]], np.int64)
 
     @property
     def current(self) -> Queue:
-        return Queue(self.queues[self.it % 2], self.sizes[self.it])
+        return Queue(self._ids[self.it % 2], self.sizes, self.it)
 
     @property
     def next(self) -> Queue:
-        return Queue(self.queues[(self.it + 1) % 2], self.sizes[self.it + 1])
+        return Queue(self._ids[(self.it + 1) % 2], self.sizes, self.it + 1)
 
     def reserve(self, iterations: int) -> None:
         """Rows for the sizes of ``iterations`` more iterations (a larger table keeps the old rows)."""

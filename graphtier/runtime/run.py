@@ -90,7 +90,9 @@ class Run:
         self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
         self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
         self.queues = {name: self._queue(name) for name in algorithm.queues}
-        self.sources = self._open_edges(algorithm.edges(graph))
+        wanted = algorithm.edges(graph)
+        self.sources = self._open_edges(wanted)
+        self.weighted = {name: e.weights for name, e in wanted.items()}  # a weighted graph may serve an unweighted request
         self.iterations: list[dict] = []
         self._calls: list[tuple[int, str]] = []  # (iteration, edges) of every operator that read edges
 
@@ -129,18 +131,18 @@ class Run:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
         frontier by default), once per vertex with ``dedup``."""
         self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.advance(functor, args, self.sources[edges], input or self.frontier.current, output or self.frontier.next, dedup)
+        self.ops.advance(functor, args, self.sources[edges], self.weighted[edges], input or self.frontier.current, output or self.frontier.next, dedup)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
         and joins ``output``; where ``sidecar`` is kept on the device, its candidate is tried first."""
         self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.pull(functor, args, self.sources[edges], input, output or self.frontier.next, sidecar)
+        self.ops.pull(functor, args, self.sources[edges], self.weighted[edges], input, output or self.frontier.next, sidecar)
 
     def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | str = ALL) -> None:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
         self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.gather(functor, args, self.sources[edges], input)
+        self.ops.gather(functor, args, self.sources[edges], self.weighted[edges], input)
 
     def filter(self, functor: Filter, *args, input: Queue | str | None = None, output: Queue | None = None) -> None:
         self.ops.filter(functor, args, input or self.frontier.current, output or self.frontier.next)
@@ -151,8 +153,8 @@ class Run:
     def _queue(self, name: str) -> Queue:
         """A queue of the algorithm's own (room for every vertex, a zeroed count row), as operators
         take for ``input`` and ``output``."""
-        q = Queue(self.array(f"{name}_ids", max(self.n, 1), self.frontier.queues.dtype), self.array(f"{name}_row", 4, self.frontier.sizes.dtype))
-        q.row.fill(0)
+        q = Queue(self.array(f"{name}_ids", max(self.n, 1), self.frontier.queues.dtype), self.array(f"{name}_row", (1, 4), self.frontier.sizes.dtype))
+        q.sizes.fill(0)
         return q
 
     def count(self, queue: Queue) -> int:
@@ -172,7 +174,7 @@ class Run:
         progress = _progress(self.config, type(alg).__name__)
         clock = self.ops.clock()
         alg.start(self)
-        self.sizes = fr.read()
+        self.sizes = fr.initial
         ends = []
         while True:
             batch = alg.batch(self)

@@ -1,0 +1,80 @@
+// Connected components' functors on the GPU (graphtier/algorithms/cc.py has the driver and the CPU
+// functors). Every pointer leads to a smaller vertex, so roots are components' smallest vertices
+// and a path ends where a vertex is its own parent.
+#include "runtime.cuh"
+
+// x's root, halving the path on the way (ECL-CC's intermediate pointer jumping: racing writers
+// only ever store an ancestor).
+__device__ __forceinline__ u32 find(u32* parent, u32 x) {
+    u32 cur = parent[x];
+    if (cur != x) {
+        u32 next, prev = x;
+        while (cur > (next = parent[cur])) {
+            parent[prev] = next;
+            prev = cur;
+            cur = next;
+        }
+    }
+    return cur;
+}
+
+// Joins the components of v and u: the larger root goes under the smaller, by compare-and-swap,
+// again from the new roots whenever another thread hooked one first.
+__device__ __forceinline__ void hook(u32* parent, u32 v, u32 u) {
+    u32 a = find(parent, v), b = find(parent, u);
+    while (a != b) {
+        if (a > b) {
+            u32 t = a;
+            a = b;
+            b = t;
+        }
+        u32 old = atomicCAS(parent + b, b, a);
+        if (old == b) return;
+        b = find(parent, old);
+        a = find(parent, a);
+    }
+}
+
+struct Hook {
+    u32* parent;
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        if (v != u) hook(parent, v, u);
+        return false;
+    }
+};
+
+struct Sample {  // Afforest: each vertex hooks the first `sample` edges of its list, then is done
+    u32* parent;
+    const i64* indptr;
+    i64 sample;
+    static constexpr bool edges = true;
+    __device__ bool wanted(u32) const { return true; }
+    __device__ bool operator()(u32 u, u32 v, Edge e) const {
+        if (e.id >= indptr[u] + sample) return true;
+        if (u != v) hook(parent, u, v);
+        return false;
+    }
+    __device__ void adopt(u32, u32) const {}
+};
+
+struct Outside {  // vertices outside the largest component
+    const u32* parent;
+    i64 largest;
+    __device__ bool operator()(u32 v) const { return parent[v] != largest; }
+};
+
+struct Init {
+    u32* parent;
+    __device__ void operator()(u32 v) const { parent[v] = v; }
+};
+
+struct Compress {
+    u32* parent;
+    __device__ void operator()(u32 v) const { parent[v] = find(parent, v); }
+};
+
+INSTANTIATE(ADVANCE, Hook)
+INSTANTIATE(PULL, Sample)
+INSTANTIATE(FILTER, Outside)
+INSTANTIATE(COMPUTE, Init)
+INSTANTIATE(COMPUTE, Compress)

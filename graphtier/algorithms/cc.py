@@ -1,0 +1,146 @@
+"""Connected components (weakly connected on a directed graph) by hooking, as ECL-CC and Afforest
+do, on the runtime (CUDA functors in cc.cu).
+
+Every vertex starts as its own root (``parent[v] = v``); an edge (v, u) hooks the larger of their
+roots under the smaller (a compare-and-swap on the GPU, where ``find`` halves paths as it goes), so
+roots stay each component's smallest vertex, whatever order edges come in (and out of core,
+whatever round a chunk is in). ``compress`` then points every vertex at its root.
+
+On a symmetric graph, Afforest's sampling first: each vertex hooks its first two edges, which on
+most graphs joins the giant component already; then only vertices outside the largest component
+hook their remaining edges (an edge between the giant component and another vertex is also in the
+other vertex's list). A directed graph hooks every edge once, in one sweep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime.results import ComponentsResult
+
+SAMPLE = 2  # edges per vertex hooked before the largest component is known (Afforest's neighbor rounds)
+
+
+@njit(inline="always")
+def find(parent, x):
+    """x's root, halving the path on the way (every pointer leads to a smaller vertex)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(inline="always")
+def hook(parent, v, u):
+    a, b = find(parent, v), find(parent, u)
+    if a < b:
+        parent[b] = a
+    elif b < a:
+        parent[a] = b
+
+
+@njit
+def hook_edge(v, u, e, w, s):
+    """Every edge (the CPU's advance is serial: plain writes). ``s``: (parent,)."""
+    hook(s[0], v, u)
+    return False
+
+
+@njit
+def wanted(u, s):
+    return True
+
+
+@njit
+def sample(u, v, e, w, s):
+    """Hooks the first edges of u's list; then u is done. ``s``: (parent, indptr, how many)."""
+    parent, indptr, first = s
+    if e >= indptr[u] + first:
+        return True
+    hook(parent, u, v)
+    return False
+
+
+@njit
+def nothing(u, v, s):
+    pass
+
+
+@njit
+def outside(v, s):
+    """``s``: (parent, the largest component's root)."""
+    return s[0][v] != s[1]
+
+
+@njit
+def init(v, s):
+    s[0][v] = v
+
+
+@njit
+def compress(v, s):
+    s[0][v] = find(s[0], v)
+
+
+HOOK = Advance("Hook", hook_edge)
+SAMPLED = Pull("Sample", wanted, sample, nothing)
+OUTSIDE = Filter("Outside", outside)
+INIT = Compute("Init", init)
+COMPRESS = Compute("Compress", compress)
+
+
+class Components(Algorithm):
+    cuda = Path(__file__).with_suffix(".cu")
+    functors = (HOOK, SAMPLED, OUTSIDE, INIT, COMPRESS)
+    queues = ("scratch",)
+
+    def __init__(self, graph):
+        self.phases = ["sample", "rest"] if not graph.directed else ["sweep"]
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges()}
+
+    def state(self, graph) -> dict[str, tuple]:
+        return {"parent": (graph.n_vertices, np.uint32)}
+
+    def start(self, run: Run) -> None:
+        run.compute(INIT, run.state["parent"])
+        run.frontier.start(np.zeros(0, np.int64), 0)
+
+    def step(self, run: Run) -> None:
+        parent, phase = run.state["parent"], self.phases[len(run.iterations) - 1]
+        run.iterations[-1]["phase"] = phase
+        if phase == "sweep":
+            run.advance(HOOK, parent, input=ALL, output=run.queues["scratch"])
+        elif phase == "sample":
+            run.pull(SAMPLED, parent, run.sources["out"].indptr, SAMPLE, edges="out", input=ALL, output=run.queues["scratch"])
+        else:
+            run.compute(COMPRESS, parent)
+            largest = int(run.xp.argmax(run.xp.bincount(parent, minlength=1)))
+            rest = run.queues["scratch"]
+            rest.row.fill(0)
+            run.filter(OUTSIDE, parent, largest, input=ALL, output=rest)
+            run.advance(HOOK, parent, input=rest, output=run.frontier.next)
+        run.compute(COMPRESS, parent)
+
+    def done(self, run: Run, sizes: np.ndarray) -> bool:
+        return len(run.iterations) == len(self.phases)
+
+
+def connected_components(graph, *, config: Config | None = None, **options) -> ComponentsResult:
+    """The component of every vertex (weakly connected components on a directed graph), numbered
+    as scipy.sparse.csgraph.connected_components numbers them, and how many there are.
+    Execution options as every algorithm's (``runtime.Config``)."""
+    if graph.n_vertices == 0:
+        return ComponentsResult(labels=np.zeros(0, np.int64), n_components=0, ids=graph.ids)
+    done = run(Components(graph), graph, Config.of(config, **options))
+    roots = graph.to_original(done.ops.to_host(done.state["parent"]).astype(np.int64))
+    _, first, labels = np.unique(roots, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))  # components in the order of their smallest vertex
+    stats = done.stats(n_components=len(first))
+    return ComponentsResult(labels=rank[labels], n_components=len(first), stats=stats, ids=graph.ids)

@@ -1,0 +1,29 @@
+// PageRank's functors on the GPU (graphtier/algorithms/pagerank.py has the driver and the CPU
+// functors): a gather over in-edges adds alpha times the sum of the in-neighbours' contributions.
+#include "runtime.cuh"
+
+struct Share {
+    const double* contribution;  // rank per unit of out-weight
+    double* next;
+    double alpha;
+    __device__ bool wanted(u32) const { return true; }
+    __device__ double operator()(u32, u32 v, Edge) const { return contribution[v]; }
+    __device__ void apply(u32 u, double total) const { next[u] += alpha * total; }
+};
+
+struct WeightedShare : Share {
+    static constexpr bool edges = true;
+    __device__ double operator()(u32, u32 v, Edge e) const { return contribution[v] * double(e.weight()); }
+};
+
+struct OutWeight {  // W[v]: the sum of v's out-edge weights
+    double* out_weight;
+    static constexpr bool edges = true;
+    __device__ bool wanted(u32) const { return true; }
+    __device__ double operator()(u32, u32, Edge e) const { return double(e.weight()); }
+    __device__ void apply(u32 u, double total) const { out_weight[u] += total; }
+};
+
+INSTANTIATE(GATHER, Share)
+INSTANTIATE(GATHER, WeightedShare)
+INSTANTIATE(GATHER, OutWeight)

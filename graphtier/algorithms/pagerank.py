@@ -1,0 +1,151 @@
+"""PageRank by power iteration with networkx's semantics, pulling over in-edges (CUDA functors in
+pagerank.cu): each iteration is one sweep of the in-edges, so out of core it streams the graph
+once per iteration, in store order.
+
+With ``x`` the ranks, ``W[v]`` the sum of v's out-edge weights (its out-degree unweighted) and
+``p`` the personalization (uniform by default), an iteration computes
+
+    x'[u] = alpha * sum over in-edges (v, u) of x[v] * w(v, u) / W[v]
+          + alpha * (sum of x[v] over dangling v, those with W[v] = 0) * p[u] + (1 - alpha) * p[u]
+
+and stops when ``sum |x' - x| < n * tol`` (networkx's test), or fails after ``max_iter``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ..errors import GraphtierError
+from ..runtime import ALL, Algorithm, Config, Edges, Gather, Run, run
+from ..runtime.results import PageRankResult
+
+
+class ConvergenceError(GraphtierError):
+    """Power iteration did not reach the tolerance in ``max_iter`` iterations (networkx's
+    PowerIterationFailedConvergence)."""
+
+
+@njit
+def everyone(u, s):
+    return True
+
+
+@njit
+def share(u, v, e, w, s):
+    """v's rank flowing to u. ``s``: (contribution per unit weight, next ranks, alpha)."""
+    return s[0][v] * w
+
+
+@njit
+def add(u, total, s):
+    s[1][u] += s[2] * total
+
+
+@njit
+def weight(u, v, e, w, s):
+    return w
+
+
+@njit
+def keep(u, total, s):
+    s[0][u] += total
+
+
+SHARE = Gather("Share", everyone, share, add)
+WEIGHTED_SHARE = Gather("WeightedShare", everyone, share, add)  # the GPU reads each edge's weight
+OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep)
+
+
+class PageRank(Algorithm):
+    cuda = Path(__file__).with_suffix(".cu")
+    functors = (SHARE, WEIGHTED_SHARE, OUT_WEIGHT)
+
+    def __init__(self, graph, alpha: float, tol: float, max_iter: int, personalization, weight):
+        if not 0 <= alpha <= 1:
+            raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+        if graph.directed and not graph.has_reverse:
+            raise ValueError(f"pagerank pulls over in-edges: on a directed graph it needs the reverse graph, which {graph.location} does not have (build it with reverse=True)")
+        self.alpha, self.tol, self.max_iter = float(alpha), float(tol), int(max_iter)
+        self.weighted = weight not in (None, False) and graph.weighted
+        self.p = _personalization(graph, personalization)
+        self.error = np.inf
+
+    def edges(self, graph) -> dict[str, Edges]:
+        out = {"in": Edges(reverse=True, weights=self.weighted)}
+        if self.weighted:  # W[v], the out-weights, summed over the out-edges once
+            out["out"] = Edges(weights=True)
+        return out
+
+    def state(self, graph) -> dict[str, tuple]:
+        n = graph.n_vertices
+        return {name: (n, np.float64) for name in ("ranks", "next", "contribution", "out_weight", "p")}
+
+    def start(self, run: Run) -> None:
+        xp, s, n = run.xp, run.state, run.n
+        s["p"][:] = xp.asarray(self.p)
+        s["ranks"][:] = 1.0 / n
+        if self.weighted:
+            s["out_weight"].fill(0)
+            run.gather(OUT_WEIGHT, s["out_weight"], edges="out")
+        else:
+            s["out_weight"][:] = xp.asarray(np.diff(run.graph.indptr()), np.float64)
+        run.frontier.start(np.zeros(0, np.int64), 0)
+
+    def step(self, run: Run) -> None:
+        xp, s = run.xp, run.state
+        x, w = s["ranks"], s["out_weight"]
+        dangling = float(x[w == 0].sum())
+        s["contribution"][:] = xp.where(w > 0, x / xp.where(w > 0, w, 1), 0)
+        s["next"][:] = (self.alpha * dangling + 1 - self.alpha) * s["p"]
+        run.gather(WEIGHTED_SHARE if self.weighted else SHARE, s["contribution"], s["next"], self.alpha, input=ALL)
+        self.error = float(xp.abs(s["next"] - x).sum())
+        s["ranks"], s["next"] = s["next"], x
+        run.iterations[-1]["error"] = self.error
+
+    def done(self, run: Run, sizes: np.ndarray) -> bool:
+        if self.error < run.n * self.tol:
+            return True
+        if len(run.iterations) >= self.max_iter:
+            raise ConvergenceError(f"pagerank did not converge to tol={self.tol} in {self.max_iter} iterations (error {self.error:.3g}, needed < {run.n * self.tol:.3g})")
+        return False
+
+
+def _personalization(graph, personalization) -> np.ndarray:
+    """p in the store's order, summing to 1: uniform, or from a {vertex: value} mapping (vertices
+    as the input named them; those not named get 0) or an array over the input's vertices."""
+    n = graph.n_vertices
+    if personalization is None:
+        return np.full(n, 1.0 / n)
+    p = np.zeros(n)
+    if isinstance(personalization, dict):
+        for v, value in personalization.items():
+            p[graph.vertex(v)] = value
+    else:
+        values = np.asarray(personalization, np.float64)
+        if values.shape != (n,):
+            raise ValueError(f"personalization must be a mapping or an array of {n} values, got shape {values.shape}")
+        p = graph.from_original(values)
+    if (p < 0).any() or not np.isfinite(p).all() or p.sum() <= 0:
+        raise ValueError("personalization must be finite, non-negative and not all zero")
+    return p / p.sum()
+
+
+def pagerank(graph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization=None, weight=None, config: Config | None = None, **options) -> PageRankResult:
+    """PageRank of every vertex, as networkx.pagerank computes it.
+
+    ``personalization``: a mapping ``{vertex: value}`` (or an array over the vertices) for the
+    teleport and dangling distribution, normalised; uniform by default. ``weight``: None for every
+    edge weighing 1 (networkx's ``weight=None``), True (or "weight") for the stored weights.
+    Raises ``ConvergenceError`` after ``max_iter`` iterations without reaching ``tol``.
+    Execution options as every algorithm's (``runtime.Config``).
+    """
+    alg = PageRank(graph, alpha, tol, max_iter, personalization, weight)
+    if graph.n_vertices == 0:
+        return PageRankResult(ranks=np.zeros(0), iterations=0, ids=graph.ids)
+    done = run(alg, graph, Config.of(config, **options))
+    ranks = done.ops.to_host(done.state["ranks"])
+    stats = done.stats(weighted=alg.weighted, error=alg.error)
+    return PageRankResult(ranks=graph.to_original(ranks), iterations=len(done.iterations), stats=stats, ids=graph.ids)

@@ -1,0 +1,197 @@
+"""Single-source shortest paths: near-far (Davidson et al.'s two-bucket delta-stepping) on the
+runtime, the same driver on both backends (CUDA functors in sssp.cu).
+
+Relaxed vertices closer than the threshold form the next frontier (the *near* pile, each queued
+once); farther ones wait in the *far* queue. When the near pile empties, the threshold moves to the
+closest far vertex plus ``delta``, and far vertices within it become the frontier. Distances are
+float64 sums of the edges' float32 weights along a path, each relaxation computing ``dist[v] + w``
+the same way, so every backend and every relaxation order reach the same fixpoint as Dijkstra in
+float64 (scipy's). Parents are set once the distances are final: each reached vertex's smallest
+in-neighbour ``v`` with ``dist[v] + w == dist[u]`` (so they too are the same on every backend).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, run
+from ..runtime.results import SSSPResult
+
+NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex
+
+
+@njit
+def relax(v, u, e, w, s):
+    """``s``: (dist, far ids, far count row, far marks, threshold). True puts u in the near pile."""
+    dist, far, far_row, far_marks, threshold = s
+    nd = dist[v] + np.float64(w)
+    if nd >= dist[u]:
+        return False
+    dist[u] = nd
+    if nd < threshold:
+        return True
+    if far_marks[u] == 0:
+        far_marks[u] = 1
+        far[far_row[0]] = u
+        far_row[0] += 1
+    return False
+
+
+@njit
+def near(v, s):
+    """Far vertices within the threshold become the frontier. ``s``: (dist, far marks, threshold)."""
+    dist, far_marks, threshold = s
+    if dist[v] < threshold:
+        far_marks[v] = 0
+        return True
+    return False
+
+
+@njit
+def still_far(v, s):
+    """Far vertices that stay far (not already moved by ``near``). ``s``: (far marks,)."""
+    return s[0][v] != 0
+
+
+@njit
+def tight(v, u, e, w, s):
+    """Parents: the smallest v with ``dist[v] + w == dist[u]`` over positive w, u reached. ``s``:
+    (dist, parent)."""
+    dist, parent = s
+    if w > 0 and dist[u] < np.inf and dist[v] + np.float64(w) == dist[u] and v < parent[u]:
+        parent[u] = v
+    return False
+
+
+@njit
+def zero_tight(v, u, e, w, s):
+    """Parents through zero-weight edges, from vertices that have one already (so no cycle forms
+    among vertices at equal distance). ``s``: (dist, parent, source)."""
+    dist, parent, source = s
+    if w == 0 and dist[u] < np.inf and dist[v] == dist[u] and parent[u] == NO_PARENT and (v == source or parent[v] != NO_PARENT) and v < parent[u]:
+        parent[u] = v
+    return False
+
+
+@njit
+def start(v, s):
+    """``s``: (dist, parent, far marks, source)."""
+    dist, parent, far_marks, source = s
+    dist[v] = 0.0 if v == source else np.inf
+    parent[v] = NO_PARENT
+    far_marks[v] = 0
+
+
+RELAX = Advance("Relax", relax)
+NEAR = Filter("Near", near)
+STILL_FAR = Filter("StillFar", still_far)
+TIGHT = Advance("Tight", tight)
+ZERO_TIGHT = Advance("ZeroTight", zero_tight)
+START = Compute("Start", start)
+
+
+class SSSP(Algorithm):
+    cuda = Path(__file__).with_suffix(".cu")
+    functors = (RELAX, NEAR, STILL_FAR, TIGHT, ZERO_TIGHT, START)
+    queues = ("far", "far_next")
+    dedup = True
+
+    def __init__(self, graph, source: int, weight: bool, delta: float | None):
+        self.source = graph.vertex(source)
+        self.weighted = bool(weight) and graph.weighted
+        facts = graph.attrs.get("weights", {}) if self.weighted else {}
+        if self.weighted:
+            _refuse_negative(graph, facts)
+        mean_weight = facts.get("mean", 1.0)
+        mean_degree = max(graph.n_edges / max(graph.n_vertices, 1), 1.0)
+        # Davidson et al.: a bucket wide enough that a warp's worth of relaxations stays near
+        self.delta = float(delta) if delta is not None else max(mean_weight * 32.0 / mean_degree, facts.get("min", 1.0), 1e-30)
+        if not self.delta > 0:
+            raise ValueError(f"delta must be positive, got {delta}")
+        self.threshold = self.delta
+        self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges(weights=self.weighted)}
+
+    def state(self, graph) -> dict[str, tuple]:
+        n = graph.n_vertices
+        return {"dist": (n, np.float64), "parent": (n, np.int64), "far_marks": (n, np.uint32)}
+
+    def start(self, run: Run) -> None:
+        s = run.state
+        run.compute(START, s["dist"], s["parent"], s["far_marks"], self.source)
+        run.frontier.start(np.array([self.source]), self.source_edges)
+
+    def step(self, run: Run) -> None:
+        s, far = run.state, run.queues["far"]
+        if run.sizes[-1, 0]:  # relax the near pile
+            run.advance(RELAX, s["dist"], far.ids, far.row, s["far_marks"], self.threshold, dedup=True)
+            return
+        # the near pile is empty: move the threshold past the closest far vertex, and split
+        far_next = run.queues["far_next"]
+        ids = far.ids[: run.count(far)]
+        self.threshold = float(run.xp.min(s["dist"][ids])) + self.delta
+        run.filter(NEAR, s["dist"], s["far_marks"], self.threshold, input=far)
+        far_next.row.fill(0)
+        run.filter(STILL_FAR, s["far_marks"], input=far, output=far_next)
+        run.queues["far"], run.queues["far_next"] = far_next, far
+
+    def done(self, run: Run, sizes: np.ndarray) -> bool:
+        return sizes[-1, 0] == 0 and run.count(run.queues["far"]) == 0
+
+    def finish(self, run: Run) -> None:
+        """Parents, once the distances are final: a pass over every edge, then (where zero-weight
+        edges leave reached vertices without one) passes through those edges until none is left."""
+        dist, parent, junk = run.state["dist"], run.state["parent"], run.queues["far_next"]
+        run.advance(TIGHT, dist, parent, input=ALL, output=junk)
+        left = self._orphans(run)
+        while left:
+            run.advance(ZERO_TIGHT, dist, parent, self.source, input=ALL, output=junk)
+            left, before = self._orphans(run), left
+            if left == before:
+                raise RuntimeError(f"{left} reached vertices found no parent")  # distances would be inconsistent
+
+    def _orphans(self, run: Run) -> int:
+        """Reached vertices but the source still without a parent."""
+        xp, dist, parent = run.xp, run.state["dist"], run.state["parent"]
+        return int(xp.count_nonzero(xp.isfinite(dist) & (parent == NO_PARENT))) - int(parent[self.source] == NO_PARENT)
+
+
+def _refuse_negative(graph, facts: dict) -> None:
+    """SSSP needs non-negative weights: a store whose build recorded its least weight is checked by
+    that; any other is read once, and the first negative edge named."""
+    if facts.get("min", -1.0) >= 0:
+        return
+    store = graph.weight_store()
+    edges = graph.group["adj"]
+    for c in range(store.array.cdata_shape[0]):
+        (w,), _ = store.read([c])
+        w = w[: min(store.chunk_edges, graph.n_edges - c * store.chunk_edges)]
+        bad = np.flatnonzero(w < 0)
+        if len(bad):
+            e = c * store.chunk_edges + int(bad[0])
+            src, dst = (int(x) for x in edges[e])
+            if graph.perm is not None:
+                src, dst = int(graph.perm[src]), int(graph.perm[dst])
+            raise ValueError(f"sssp needs non-negative weights; edge {src} -> {dst} (edge {e} of {graph.location}) weighs {w[bad[0]]}")
+
+
+def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None, config: Config | None = None, **options) -> SSSPResult:
+    """Shortest-path distances (float64, inf where unreachable) and parents from ``source`` (an id
+    as the input gave it; its own parent).
+
+    ``weight``: use the stored edge weights (every edge weighs 1 when False, or when the graph has
+    none); they must be non-negative. ``delta``: the near-far bucket width (default: from the mean
+    weight and degree). Execution options as every algorithm's (``runtime.Config``).
+    """
+    alg = SSSP(graph, source, weight, delta)
+    done = run(alg, graph, Config.of(config, **options))
+    dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
+    parent = np.where(parent == NO_PARENT, -1, parent)
+    parent[alg.source] = alg.source
+    stats = done.stats(reached=int(np.isfinite(dist).sum()), weighted=alg.weighted, delta=alg.delta)
+    return SSSPResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)
