@@ -1,0 +1,192 @@
+"""SSSP, PageRank, connected components and BFS on the GPU, in GPU memory and out of core, against
+the baselines the algorithm-runtime issue names, side by side in one run.
+
+    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--sources 4] [--out DIR]
+
+The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
+random integer weights in [1, 64), built in csr and recoded. Baselines measured in the same run:
+pinned host-to-device copy bandwidth and device-to-device copy bandwidth (the floors), a plain
+frontier Bellman-Ford in CuPy over the CSR arrays (SSSP in memory), and zero-copy CSR (every chunk
+read in place from pinned host memory) for the out-of-core rows. Times are CUDA-event medians
+after a warm-up run; ``wall_ms`` is what a caller of the Python function sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from harness import RESULTS_DIR, machine_info, print_table, write_results
+
+import graphtier as gt
+
+
+def copy_gbps(pinned: bool) -> float:
+    """Host-to-device bandwidth from pinned memory, or device-to-device (bytes read + written), GB/s."""
+    import cupy
+
+    nbytes = 1 << 30
+    dev = cupy.empty(nbytes, cupy.uint8)
+    src = cupy.cuda.alloc_pinned_memory(nbytes) if pinned else cupy.ones(nbytes, cupy.uint8)
+    if pinned:
+        np.frombuffer(src, np.uint8, nbytes)[:] = 1
+    times = []
+    for _ in range(6):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        cupy.cuda.runtime.memcpyAsync(dev.data.ptr, src.ptr if pinned else src.data.ptr, nbytes, 1 if pinned else 3, cupy.cuda.get_current_stream().ptr)
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+    return nbytes * (1 if pinned else 2) / statistics.median(times[1:]) / 1e9
+
+
+def bellman_ford_cupy(indptr, indices, weights, source: int) -> tuple[object, float]:
+    """A plain frontier Bellman-Ford over CSR arrays on the device, with CuPy's array operations:
+    expand the frontier's edges, scatter-min the candidate distances, the improved vertices are
+    the next frontier. Returns (distances, seconds by CUDA events)."""
+    import cupy
+    import cupyx
+
+    n = len(indptr) - 1
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    dist = cupy.full(n, cupy.inf)
+    dist[source] = 0
+    frontier = cupy.array([source], cupy.int64)
+    while frontier.size:
+        lo, counts = indptr[frontier], indptr[frontier + 1] - indptr[frontier]
+        total = int(counts.sum())
+        if total == 0:
+            break
+        owner = cupy.repeat(cupy.arange(frontier.size), counts)
+        first = cupy.cumsum(counts) - counts
+        pos = lo[owner] + cupy.arange(total) - first[owner]
+        dst = indices[pos]
+        before = dist.copy()
+        cupyx.scatter_min(dist, dst, dist[frontier[owner]] + weights[pos])
+        frontier = cupy.flatnonzero(dist < before)
+    end.record()
+    end.synchronize()
+    return dist, cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+
+def timed(fn, repeat: int) -> tuple[float, float, object]:
+    """(median CUDA-event ms, median wall ms, last result) after a warm-up call."""
+    fn()
+    ms, wall = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = fn()
+        wall.append((time.perf_counter() - t) * 1e3)
+        ms.append(r.stats["seconds"] * 1e3)
+    return statistics.median(ms), statistics.median(wall), r
+
+
+def main() -> None:
+    import cupy
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--scale", type=int, default=24)
+    p.add_argument("--formats", nargs="+", default=["csr", "ef", "cgr"])
+    p.add_argument("--share", type=float, default=0.25)
+    p.add_argument("--sources", type=int, default=4)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--algorithms", nargs="+", default=["bfs", "sssp", "cc", "pagerank"])
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = p.parse_args()
+    pcie, hbm = copy_gbps(True), copy_gbps(False)
+    print(f"pinned host-to-device {pcie:.1f} GB/s, device-to-device {hbm:.0f} GB/s", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        t = time.perf_counter()
+        edges = gt.generators.kronecker(args.scale, seed=0)
+        w = np.random.default_rng(0).integers(1, 64, len(edges)).astype(np.float64)
+        csr = gt.build(np.column_stack([edges, w]), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
+        del edges, w
+        graphs = {f: csr if f == "csr" else gt.recode(csr, Path(d) / f"{f}.gt", format=f) for f in args.formats}
+        name = f"kron{args.scale}"
+        print(f"{name}: {csr.n_vertices:,} vertices, {csr.n_edges:,} edges, weighted, {args.formats} built in {time.perf_counter() - t:.1f} s", flush=True)
+        sizes = {f: sum(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks))) for f, g in graphs.items()}
+        weights_bytes = 4 * csr.n_edges
+        degree = np.diff(csr.indptr())
+        sources = np.random.default_rng(1).choice(np.flatnonzero(degree), args.sources, replace=False).tolist()
+        calls = {
+            "bfs": lambda g, s, **b: gt.bfs(g, s, device="cuda", **b),
+            "sssp": lambda g, s, **b: gt.sssp(g, s, device="cuda", **b),
+            "cc": lambda g, s, **b: gt.connected_components(g, device="cuda", **b),
+            "pagerank": lambda g, s, **b: gt.pagerank(g, device="cuda", **b),
+        }
+        reference = {}
+        for alg in args.algorithms:
+            per_source = alg in ("bfs", "sssp")
+            weighted = alg == "sssp"
+            for fmt, g in graphs.items():
+                graph_bytes = sizes[fmt] + (weights_bytes if weighted else 0)
+                regions = [("resident", {})]
+                state = calls[alg](g, sources[0]).stats["state_bytes"]
+                regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * (sizes["csr"] + (weights_bytes if weighted else 0))) + (64 << 20), "host_memory": "100GiB"}))
+                if fmt == "csr":
+                    regions.append(("zero-copy", {"device_memory": state + (256 << 20), "host_memory": "100GiB", "zero_copy": "always"}))
+                for region, budget in regions:
+                    ms, wall, its = [], [], []
+                    for s in sources if per_source else sources[:1]:
+                        m, wl, r = timed(lambda g=g, s=s, budget=budget: calls[alg](g, s, **budget), args.repeat)
+                        values = next(iter(r.columns().values()))
+                        key = (alg, s)
+                        if key not in reference:
+                            reference[key] = values
+                        elif alg == "pagerank":
+                            assert np.abs(values - reference[key]).sum() < 1e-6, f"{alg} {fmt} {region}: ranks differ"
+                        else:
+                            assert np.array_equal(values, reference[key]), f"{alg} {fmt} {region}: results differ from resident csr's"
+                        ms.append(m)
+                        wall.append(wl)
+                        its.append(len(r.stats["iterations"]))
+                    row = {
+                        "graph": name,
+                        "algorithm": alg,
+                        "format": fmt,
+                        "region": region,
+                        "ms": round(statistics.median(ms), 3),
+                        "wall_ms": round(statistics.median(wall), 2),
+                        "iterations": int(statistics.median(its)),
+                        "graph_mb": round(graph_bytes / 1e6, 1),
+                    }
+                    st = r.stats
+                    row["h2d_mb"] = round((st["bytes_host_to_device"] + st["bytes_zero_copy"]) / 1e6, 1)
+                    if alg == "pagerank":
+                        per_iteration = row["ms"] / row["iterations"]
+                        row["ms_per_iteration"] = round(per_iteration, 3)
+                        row["hbm_floor_ms"] = round(graph_bytes / (hbm / 2) / 1e6, 3)  # reading the graph's bytes once
+                        row["pcie_share"] = round(row["h2d_mb"] / row["iterations"] / 1e3 / (per_iteration / 1e3) / pcie, 2) if row["h2d_mb"] else 0.0
+                    rows.append(row)
+                    print(row, flush=True)
+        if "sssp" in args.algorithms:
+            indptr = cupy.asarray(csr.indptr())
+            indices = cupy.asarray(csr.edges()[:, 1].astype(np.int64))
+            weights = cupy.asarray(csr.group["weights"][:].astype(np.float64))
+            bf = []
+            for s in sources:
+                bellman_ford_cupy(indptr, indices, weights, s)
+                dist, seconds = bellman_ford_cupy(indptr, indices, weights, s)
+                assert np.array_equal(dist.get(), reference[("sssp", s)]), "Bellman-Ford's distances differ"
+                bf.append(seconds * 1e3)
+            rows.append({"graph": name, "algorithm": "sssp", "format": "csr", "region": "cupy bellman-ford", "ms": round(statistics.median(bf), 3)})
+            print(rows[-1], flush=True)
+    machine = machine_info()
+    meta = {"command": " ".join(sys.argv), "pinned_h2d_gbps": round(pcie, 1), "d2d_gbps": round(hbm, 1), "timing": "CUDA events, median after a warm-up", "machine": machine}
+    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
+    json_path, md_path = write_results(f"algorithms_gpu-{gpu}", rows, meta, out_dir=args.out)
+    print_table(rows, ["algorithm", "format", "region", "ms", "wall_ms", "iterations", "h2d_mb", "ms_per_iteration", "hbm_floor_ms", "pcie_share"])
+    print(f"\nwrote {json_path} and {md_path}")
+
+
+if __name__ == "__main__":
+    main()
