@@ -123,6 +123,17 @@ def test_same_results_under_every_budget(graphs, fmt):
             assert r.stats["device_peak_bytes"] <= budget["device_memory"]
 
 
+def test_queries_after_a_sweep_find_the_tiers_as_they_are(graphs):
+    """A sweep (PageRank's gather, SSSP's parent pass) moves chunks in and out of the device tier of
+    a scheduler that later queries reuse: each query still reads the chunks it names."""
+    g = graphs["csr"]
+    n = g.chunks().n_chunks
+    budget = {"device_memory": gt.sssp(g, 0, device="cpu").stats["state_bytes"] + 8 * (g.n_vertices + 1) + 5 * n * 8 * TABLE_COLUMNS + (n // 3) * slot_bytes(g), "host_memory": "1GiB"}
+    expected = {s: gt.sssp(g, s, device="cpu").distances for s in (0, 1, 2)}
+    for s in (0, 1, 2, 0):
+        np.testing.assert_array_equal(gt.sssp(g, s, device="cpu", **budget).distances, expected[s])
+
+
 def test_results_to_tables(graphs):
     g = graphs["csr"]
     for r, column in ((gt.sssp(g, 0, device="cpu"), "distance"), (gt.pagerank(g, device="cpu"), "rank"), (gt.connected_components(g, device="cpu"), "component")):

@@ -57,10 +57,11 @@ struct Sample {  // Afforest: each vertex hooks the first `sample` edges of its 
     __device__ void adopt(u32, u32) const {}
 };
 
-struct Outside {  // vertices outside the largest component
+struct Outside {  // vertices with edges outside the largest component
     const u32* parent;
     i64 largest;
-    __device__ bool operator()(u32 v) const { return parent[v] != largest; }
+    const i64* indptr;
+    __device__ bool operator()(u32 v) const { return parent[v] != largest && indptr[v + 1] > indptr[v]; }
 };
 
 struct Init {

@@ -23,6 +23,7 @@ from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, P
 from ..runtime.results import ComponentsResult
 
 SAMPLE = 2  # edges per vertex hooked before the largest component is known (Afforest's neighbor rounds)
+PROBES = 1024  # vertices whose roots name the largest component
 
 
 @njit(inline="always")
@@ -72,8 +73,9 @@ def nothing(u, v, s):
 
 @njit
 def outside(v, s):
-    """``s``: (parent, the largest component's root)."""
-    return s[0][v] != s[1]
+    """Vertices with edges outside the largest component. ``s``: (parent, its root, indptr)."""
+    parent, largest, indptr = s
+    return parent[v] != largest and indptr[v + 1] > indptr[v]
 
 
 @njit
@@ -120,15 +122,25 @@ class Components(Algorithm):
             run.pull(SAMPLED, parent, run.sources["out"].indptr, SAMPLE, edges="out", input=ALL, output=run.queues["scratch"])
         else:
             run.compute(COMPRESS, parent)
-            largest = int(run.xp.argmax(run.xp.bincount(parent, minlength=1)))
+            largest = self._largest(run, parent)
             rest = run.queues["scratch"]
             rest.row.fill(0)
-            run.filter(OUTSIDE, parent, largest, input=ALL, output=rest)
+            run.filter(OUTSIDE, parent, largest, run.sources["out"].indptr, input=ALL, output=rest)
             run.advance(HOOK, parent, input=rest, output=run.frontier.next)
         run.compute(COMPRESS, parent)
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         return len(run.iterations) == len(self.phases)
+
+    @staticmethod
+    def _largest(run: Run, parent) -> int:
+        """The root of the largest component, as Afforest estimates it: the most frequent root among
+        ``PROBES`` vertices (drawn with a fixed seed; any choice gives the same labels, a good one
+        leaves the fewest vertices to hook)."""
+        probes = np.random.default_rng(0).integers(0, run.n, min(PROBES, run.n))
+        roots = run.ops.to_host(parent[run.xp.asarray(probes)])
+        values, counts = np.unique(roots, return_counts=True)
+        return int(values[np.argmax(counts)])
 
 
 def connected_components(graph, *, config: Config | None = None, **options) -> ComponentsResult:
@@ -138,9 +150,14 @@ def connected_components(graph, *, config: Config | None = None, **options) -> C
     if graph.n_vertices == 0:
         return ComponentsResult(labels=np.zeros(0, np.int64), n_components=0, ids=graph.ids)
     done = run(Components(graph), graph, Config.of(config, **options))
-    roots = graph.to_original(done.ops.to_host(done.state["parent"]).astype(np.int64))
-    _, first, labels = np.unique(roots, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))  # components in the order of their smallest vertex
-    stats = done.stats(n_components=len(first))
-    return ComponentsResult(labels=rank[labels], n_components=len(first), stats=stats, ids=graph.ids)
+    roots = done.state["parent"]
+    if graph.perm is None:  # a root is its component's smallest vertex: rank the roots where they are
+        _, labels = done.xp.unique(roots, return_inverse=True)
+        labels = done.ops.to_host(labels).astype(np.int64).ravel()
+    else:  # the smallest vertex in the input's ids: the first of each root in the input's order
+        _, first, labels = np.unique(graph.to_original(done.ops.to_host(roots)), return_index=True, return_inverse=True)
+        rank = np.empty(len(first), np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))
+        labels = rank[labels]
+    n_components = int(labels.max()) + 1
+    return ComponentsResult(labels=labels, n_components=n_components, stats=done.stats(n_components=n_components), ids=graph.ids)

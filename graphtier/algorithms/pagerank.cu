@@ -1,14 +1,13 @@
 // PageRank's functors on the GPU (graphtier/algorithms/pagerank.py has the driver and the CPU
-// functors): a gather over in-edges adds alpha times the sum of the in-neighbours' contributions.
+// functors): a gather over in-edges adds up the in-neighbours' contributions.
 #include "runtime.cuh"
 
 struct Share {
     const double* contribution;  // rank per unit of out-weight
-    double* next;
-    double alpha;
+    double* sums;
     __device__ bool wanted(u32) const { return true; }
     __device__ double operator()(u32, u32 v, Edge) const { return contribution[v]; }
-    __device__ void apply(u32 u, double total) const { next[u] += alpha * total; }
+    __device__ void apply(u32 u, double total) const { sums[u] += total; }
 };
 
 struct WeightedShare : Share {

@@ -35,13 +35,13 @@ def everyone(u, s):
 
 @njit
 def share(u, v, e, w, s):
-    """v's rank flowing to u. ``s``: (contribution per unit weight, next ranks, alpha)."""
+    """v's rank flowing to u. ``s``: (rank per unit of out-weight, sums)."""
     return s[0][v] * w
 
 
 @njit
 def add(u, total, s):
-    s[1][u] += s[2] * total
+    s[1][u] += total
 
 
 @njit
@@ -81,26 +81,35 @@ class PageRank(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        return {name: (n, np.float64) for name in ("ranks", "next", "contribution", "out_weight", "p")}
+        return {name: (n, np.float64) for name in ("ranks", "next", "contribution", "out_weight", "dangling", "p")}
 
     def start(self, run: Run) -> None:
         xp, s, n = run.xp, run.state, run.n
-        s["p"][:] = xp.asarray(self.p)
-        s["ranks"][:] = 1.0 / n
-        if self.weighted:
-            s["out_weight"].fill(0)
-            run.gather(OUT_WEIGHT, s["out_weight"], edges="out")
+        if self.p is None:
+            s["p"].fill(1.0 / n)
         else:
-            s["out_weight"][:] = xp.asarray(np.diff(run.graph.indptr()), np.float64)
+            s["p"][:] = xp.asarray(self.p)
+        s["ranks"].fill(1.0 / n)
+        w = s["out_weight"]
+        if self.weighted:
+            w.fill(0)
+            run.gather(OUT_WEIGHT, w, edges="out")
+        else:
+            indptr = run.sources["in"].indptr if not run.graph.directed else xp.asarray(run.graph.indptr())
+            w[:] = indptr[1:] - indptr[:-1]
+        s["dangling"][:] = w == 0
+        w[:] = xp.where(w > 0, 1.0 / xp.where(w > 0, w, 1.0), 0.0)  # from here on, 1 / W[v] (0 for dangling v)
         run.frontier.start(np.zeros(0, np.int64), 0)
 
     def step(self, run: Run) -> None:
         xp, s = run.xp, run.state
-        x, w = s["ranks"], s["out_weight"]
-        dangling = float(x[w == 0].sum())
-        s["contribution"][:] = xp.where(w > 0, x / xp.where(w > 0, w, 1), 0)
-        s["next"][:] = (self.alpha * dangling + 1 - self.alpha) * s["p"]
-        run.gather(WEIGHTED_SHARE if self.weighted else SHARE, s["contribution"], s["next"], self.alpha, input=ALL)
+        x, sums = s["ranks"], s["next"]
+        xp.multiply(x, s["out_weight"], out=s["contribution"])
+        teleport = self.alpha * xp.dot(x, s["dangling"]) + 1 - self.alpha  # stays on the device
+        sums.fill(0)
+        run.gather(WEIGHTED_SHARE if self.weighted else SHARE, s["contribution"], sums, input=ALL)
+        sums *= self.alpha  # after the sums: added in rounds, scaled once, the same under every budget
+        sums += teleport * s["p"]
         self.error = float(xp.abs(s["next"] - x).sum())
         s["ranks"], s["next"] = s["next"], x
         run.iterations[-1]["error"] = self.error
@@ -113,12 +122,12 @@ class PageRank(Algorithm):
         return False
 
 
-def _personalization(graph, personalization) -> np.ndarray:
-    """p in the store's order, summing to 1: uniform, or from a {vertex: value} mapping (vertices
-    as the input named them; those not named get 0) or an array over the input's vertices."""
+def _personalization(graph, personalization) -> np.ndarray | None:
+    """p in the store's order, summing to 1, from a {vertex: value} mapping (vertices as the input
+    named them; those not named get 0) or an array over the input's vertices; None: uniform."""
     n = graph.n_vertices
     if personalization is None:
-        return np.full(n, 1.0 / n)
+        return None  # uniform
     p = np.zeros(n)
     if isinstance(personalization, dict):
         for v, value in personalization.items():

@@ -18,18 +18,21 @@ struct Relax {  // u joins the near pile when its new distance is below the thre
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         double nd = dist[v] + double(e.weight());
         if (nd >= dist[u] || nd >= atomic_min_double(dist + u, nd)) return false;
-        if (nd < threshold) return true;
+        if (nd < threshold) {  // relaxed now: a far copy of u, if any, is dropped (no second relaxation)
+            far_marks[u] = 0;
+            return true;
+        }
         if (atomicExch(far_marks + u, 1u) == 0u) append(far, &far_size->frontier, u);
         return false;
     }
 };
 
-struct Near {  // far vertices within the threshold become the frontier
+struct Near {  // far vertices (still marked) within the threshold become the frontier
     const double* dist;
     u32* far_marks;
     double threshold;
     __device__ bool operator()(u32 v) const {
-        if (dist[v] >= threshold) return false;
+        if (far_marks[v] == 0 || dist[v] >= threshold) return false;
         far_marks[v] = 0;
         return true;
     }

@@ -31,7 +31,8 @@ def relax(v, u, e, w, s):
     if nd >= dist[u]:
         return False
     dist[u] = nd
-    if nd < threshold:
+    if nd < threshold:  # relaxed now: a far copy of u, if any, is dropped (no second relaxation)
+        far_marks[u] = 0
         return True
     if far_marks[u] == 0:
         far_marks[u] = 1
@@ -42,9 +43,10 @@ def relax(v, u, e, w, s):
 
 @njit
 def near(v, s):
-    """Far vertices within the threshold become the frontier. ``s``: (dist, far marks, threshold)."""
+    """Far vertices (still marked) within the threshold become the frontier. ``s``: (dist, far
+    marks, threshold)."""
     dist, far_marks, threshold = s
-    if dist[v] < threshold:
+    if far_marks[v] != 0 and dist[v] < threshold:
         far_marks[v] = 0
         return True
     return False

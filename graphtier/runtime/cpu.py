@@ -98,6 +98,13 @@ class CpuOperators:
         ids, n, every = self._set(input)
         ops.compute(ids, n, every, f.fn, args)
 
+    @staticmethod
+    def start_frontier(frontier, vertex: int, edges: int) -> None:
+        frontier.sizes.fill(0)
+        if vertex >= 0:
+            frontier.queues[0, 0] = vertex
+            frontier.sizes[0, :2] = 1, edges
+
     def set_bits(self, queue: Queue, bits: np.ndarray, value: bool) -> None:
         bits[queue.ids[: int(queue.row[0])]] = value
 

@@ -15,7 +15,7 @@ from ..kernels.limits import HUB_EDGES
 from .frontier import ALL, Queue
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -70,8 +70,15 @@ class CudaOperators:
             k = self._kernels[name] = self.module.get_function(name)
         return k
 
-    def _launch(self, name: str, *params) -> None:
-        self._kernel(name)((self.grid), self.block, params)
+    def _functor_kernels(self, f) -> tuple:
+        """The functor's kernels with this run's decoder (names formatted once per run)."""
+        k = self._kernels.get(f)
+        if k is None:
+            k = self._kernels[f] = tuple(self._kernel(name) for name in f.kernels(self.type))
+        return k
+
+    def _launch(self, kernel, *params) -> None:
+        (self._kernel(kernel) if isinstance(kernel, str) else kernel)(self.grid, self.block, params)
 
     def _set(self, s: Queue | str) -> tuple:
         """A vertex set's kernel parameters: ids (null for ALL) and the address of its sizes row."""
@@ -85,22 +92,21 @@ class CudaOperators:
         return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, need)
 
     def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
-        push, hubs = f.kernels(self.type)
+        push, hubs = self._functor_kernels(f)
         ids, row = self._set(input)
-        hub_count = self.run.state["all_row"] if input == ALL else input.row
         if input == ALL:
-            hub_count.fill(0)
+            self.run.state["all_row"].fill(0)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
             if i:  # the previous round's hubs are done; this round queues them again
-                hub_count[2] = 0
+                (self.run.state["all_row"] if input == ALL else input.row)[2] = 0
             params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
 
     def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
-        pull, from_sidecar, demand = f.kernels(self.type)
+        pull, from_sidecar, demand = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
         candidates = source.sidecar(sidecar) if sidecar else None
@@ -111,7 +117,7 @@ class CudaOperators:
             self._launch(pull, *source.params(table), ids, row, output.ids, output.address, _NULL, *words)
 
     def gather(self, f, args, source, weighted: bool, input) -> None:
-        (gather,) = f.kernels(self.type)
+        (gather,) = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
         for table in source.rounds(self._demand(source, ids, row)):
@@ -119,11 +125,14 @@ class CudaOperators:
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
-        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, output.ids, output.address, *functor_words(args))
+        self._launch(self._functor_kernels(f)[0], np.int64(self.run.n), ids, row, output.ids, output.address, *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
-        self._launch(f.kernels(self.type)[0], np.int64(self.run.n), ids, row, *functor_words(args))
+        self._launch(self._functor_kernels(f)[0], np.int64(self.run.n), ids, row, *functor_words(args))
+
+    def start_frontier(self, frontier, vertex: int, edges: int) -> None:
+        self._launch("frontier_start", frontier.queues, frontier.sizes, np.int64(len(frontier.sizes)), np.int64(vertex), np.int64(edges))
 
     def set_bits(self, queue: Queue, bits, value: bool) -> None:
         self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids, queue.address, bits)

@@ -20,16 +20,13 @@ class Queue:
     the device. Kernels take the row's address, made without a device-array view (a view costs
     the host microseconds on every launch)."""
 
-    def __init__(self, ids, sizes, index: int = 0):
+    def __init__(self, ids, sizes, index: int = 0, base: int = 0):
         self.ids, self.sizes, self.index = ids, sizes, index
+        self.address = np.uint64(base + 32 * index)  # of the row, on the GPU (base: the sizes' address)
 
     @property
     def row(self):
         return self.sizes[self.index]
-
-    @property
-    def address(self) -> np.uint64:
-        return np.uint64(self.sizes.data.ptr + 32 * self.index)
 
 
 class Frontier:
@@ -48,6 +45,7 @@ class Frontier:
         self.queues = run.array("frontier", (2, max(n, 1)), np.uint32 if gpu else np.int64)
         self._ids = (self.queues[0], self.queues[1])
         self.sizes = run.array("sizes", (self.ROWS, 4), np.uint64 if gpu else np.int64)
+        self._base = self.sizes.data.ptr if gpu else 0
         set_shape, set_dtype = ((n + 31) // 32, np.uint32) if gpu else (n, np.bool_)
         self.marks = run.array("marks", set_shape, set_dtype) if dedup else None
         self.bits = run.array("bitmap", set_shape, set_dtype) if bitmap else None
@@ -62,21 +60,21 @@ class Frontier:
         """The first iteration's frontier: ``vertices`` (a host array), with ``edges`` out-edges.
         Scalars are set on the device without waiting for it (an array copy would)."""
         self.it = 0
-        self.sizes.fill(0)
-        if len(vertices) == 1:
-            self.queues[0, 0] = int(vertices[0])
-        elif len(vertices):
+        if len(vertices) <= 1:
+            self.run.ops.start_frontier(self, int(vertices[0]) if len(vertices) else -1, edges)
+        else:
+            self.sizes.fill(0)
             self.queues[0, : len(vertices)] = self.xp.asarray(vertices, self.queues.dtype)
-        self.sizes[0, 0], self.sizes[0, 1] = len(vertices), edges
+            self.sizes[0, 0], self.sizes[0, 1] = len(vertices), edges
         self.initial = np.array([[len(vertices), edges, 0, 0]], np.int64)
 
     @property
     def current(self) -> Queue:
-        return Queue(self._ids[self.it % 2], self.sizes, self.it)
+        return Queue(self._ids[self.it % 2], self.sizes, self.it, self._base)
 
     @property
     def next(self) -> Queue:
-        return Queue(self._ids[(self.it + 1) % 2], self.sizes, self.it + 1)
+        return Queue(self._ids[(self.it + 1) % 2], self.sizes, self.it + 1, self._base)
 
     def reserve(self, iterations: int) -> None:
         """Rows for the sizes of ``iterations`` more iterations (a larger table keeps the old rows)."""
@@ -85,6 +83,7 @@ class Frontier:
             grown[: len(self.sizes)] = self.sizes
             grown[len(self.sizes) :] = 0
             self.sizes = grown
+            self._base = grown.data.ptr if self.run.backend == "cuda" else 0
 
     def bitmap(self):
         """The current frontier as a set (cleared again when the iteration ends)."""

@@ -153,7 +153,8 @@ class Run:
     def _queue(self, name: str) -> Queue:
         """A queue of the algorithm's own (room for every vertex, a zeroed count row), as operators
         take for ``input`` and ``output``."""
-        q = Queue(self.array(f"{name}_ids", max(self.n, 1), self.frontier.queues.dtype), self.array(f"{name}_row", (1, 4), self.frontier.sizes.dtype))
+        row = self.array(f"{name}_row", (1, 4), self.frontier.sizes.dtype)
+        q = Queue(self.array(f"{name}_ids", max(self.n, 1), self.frontier.queues.dtype), row, 0, row.data.ptr if self.backend == "cuda" else 0)
         q.sizes.fill(0)
         return q
 

@@ -297,12 +297,15 @@ class Scheduler:
         for the next); ``demand(out)`` adds to ``out`` (zeros, one count per chunk, of the memory's
         kind) the edges the iteration will read per chunk, or is None for a sweep (every edge of
         every chunk). Static iterations leave the counts where they are, for ``take_stats``."""
-        if demand is None:
+        sweep = demand is None
+        if sweep:
             demand = self._sweep
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
         self.iterations.append(it)
-        if self.steps_aside:
+        if self.steps_aside and (not sweep or self.zero_copy == "always" or len(self.device) == self.n_chunks):
             yield from self._static_round(it, demand)
+        elif sweep:
+            yield from self._sweep_rounds(it)
         else:
             need = self._need_row()
             demand(need)
@@ -374,10 +377,51 @@ class Scheduler:
         for i in range(0, len(copies), batch):
             yield from self._round(it, self._copy(it, copies[i : i + batch]), {})
 
+    def _sweep_rounds(self, it: dict) -> Iterator[object]:
+        """Every chunk, in store order, in rounds of consecutive chunks: the chunks on the device
+        and the next misses, copied while the previous round's kernels run (so that a vertex's
+        sums over its chunks add up in the same order under every budget). A miss takes the slot
+        of the chunk the sweep needs again last (Belady's choice for a cyclic order: behind the
+        cursor, the latest), so a prefix of the graph stays on the device across sweeps."""
+        n = self.n_chunks
+        in_place = self.zero_copy == "always"
+        overlap = self.device.n_slots >= 3  # room for the round computing, the next, and no more
+        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), self.host.n_slots // 2))
+        previous: list[int] = []
+        c = 0
+        while c < n:
+            hits, take = [], []
+            room = self.device.n_slots - (len(previous) if overlap else 0)  # slots this round may hold
+            while c < n and (in_place or len(hits) + len(take) < room):
+                if not in_place and c in self.device:
+                    hits.append(c)
+                elif len(take) < batch:
+                    take.append(c)
+                else:
+                    break
+                c += 1
+            if in_place:
+                host = self._to_host(it, take)
+                it["zero_copy_chunks"] += len(take)
+                it["bytes_zero_copy"] += int(self.unit_bytes[take].sum())
+                yield from self._round(it, {}, host)
+                continue
+            for h in hits:
+                self.device.touch(h)
+            device = {h: self.device.slot(h) for h in hits}
+            cursor = c
+            device.update(self._copy(it, take, keep=set(hits + take + (previous if overlap else [])), last=lambda x: (x < cursor, x)))
+            it["device_hits"] += len(hits)
+            it["device_misses"] += len(take)
+            previous = hits + take
+            yield from self._round(it, device, {})
+
     def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
         """Host slots of ``chunks``, reading the missing ones (and their weights) from the store,
         validated; their headers, indexes and sidecar values go to the device the first time."""
         missing = [c for c in chunks if c not in self.host]
+        if missing:  # the tiers change: a static table made before would point at other chunks
+            self._static = None
         it["host_hits"] += len(chunks) - len(missing)
         it["host_misses"] += len(missing)
         for c in chunks:
@@ -429,13 +473,16 @@ class Scheduler:
             self.host.fence[host[c]] = end
         it["_marks"].append(("transfer_seconds", start, end))
 
-    def _copy(self, it: dict, chunks: list[int]) -> dict[int, int]:
-        """Device slots for ``chunks``, filled from the host tier on the copy stream."""
+    def _copy(self, it: dict, chunks: list[int], keep=None, last=None) -> dict[int, int]:
+        """Device slots for ``chunks``, filled from the host tier on the copy stream; the slots of
+        ``keep`` (default: ``chunks``) are not taken, and ``last`` chooses among the others (see
+        ``SlotCache.place``)."""
         host = self._to_host(it, chunks)
+        self._static = None  # the device tier changes
         start = self.memory.mark("copy")
         slots = {}
         for c in chunks:
-            slot, _ = self.device.place(c, keep=chunks, home=c if self.plan.homes else None)
+            slot, _ = self.device.place(c, keep=chunks if keep is None else keep, home=c if self.plan.homes else None, last=last)
             nbytes = int(self.unit_bytes[c])
             self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
             it["bytes_host_to_device"] += nbytes

@@ -9,7 +9,7 @@ fence: the event after which its last reader is done, which a writer must wait f
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 
 class SlotCache:
@@ -32,17 +32,19 @@ class SlotCache:
     def touch(self, chunk: int) -> None:
         self._lru.move_to_end(chunk)
 
-    def place(self, chunk: int, keep: Collection[int] = (), home: int | None = None) -> tuple[int, int | None]:
+    def place(self, chunk: int, keep: Collection[int] = (), home: int | None = None, last: Callable[[int], object] | None = None) -> tuple[int, int | None]:
         """A slot for ``chunk`` (not yet held): ``home`` if given (it must be free), else a free
-        one, else the least recently used one whose chunk is not in ``keep``. Returns (slot,
-        evicted chunk or None)."""
+        one, else that of a chunk not in ``keep``: the least recently used, or with ``last``, the
+        one for which ``last(chunk)`` is largest (a sweep evicts the chunk it needs again last).
+        Returns (slot, evicted chunk or None)."""
         if home is not None:
             self._free.remove(home)
             slot, evicted = home, None
         elif self._free:
             slot, evicted = self._free.pop(), None
         else:
-            evicted = next((c for c in self._lru if c not in keep), None)
+            candidates = (c for c in self._lru if c not in keep)
+            evicted = next(candidates, None) if last is None else max(candidates, key=last, default=None)
             if evicted is None:
                 raise RuntimeError(f"all {self.n_slots} slots hold chunks that must stay")
             slot = self._lru.pop(evicted)

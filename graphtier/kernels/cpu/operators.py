@@ -143,6 +143,9 @@ def pull_sidecar(frontier, n, every, candidates, wanted, parent, adopt, state, d
 
 @functools.cache
 def gather_kernel(neighbors, weighted: bool):
+    """``gather``: each chunk's share of a list is summed alone and the shares added in chunk
+    order, so that rounds of consecutive chunks (a sweep) give the sums of one pass bit for bit."""
+
     @njit(parallel=True)
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, gather, apply, state, scratch):
         for i in prange(n):
@@ -159,8 +162,10 @@ def gather_kernel(neighbors, weighted: bool):
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
+                    share = 0.0
                     for k in range(len(ids)):
-                        total += gather(u, ids[k], lo + k, weights[wbase + k] if weighted else ONE, state)
+                        share += gather(u, ids[k], lo + k, weights[wbase + k] if weighted else ONE, state)
+                    total += share
                 lo = end
             apply(u, total, state)
 

@@ -65,7 +65,7 @@ __device__ bool for_each_edge(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& vis
         i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
         i64 end = min(hi, start + g.chunk_edges);
         if (g.present(c)) {
-            const float* w = g.weights(c);
+            const float* w = Positions ? g.weights(c) : nullptr;  // no load for a functor that reads no edge
             auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
             if (Format::template for_each<Stop, Positions>(g, c, v, lo - start, end - start, edge)) return true;
         }
@@ -84,7 +84,7 @@ template <class Format, bool Stop, bool Positions, class Visit>
 __device__ bool for_each_edge_lane(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& visit) {
     i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
     if (!g.present(c)) return false;
-    const float* w = g.weights(c);
+    const float* w = Positions ? g.weights(c) : nullptr;
     auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
     return Format::template for_each_lane<Stop, Positions>(g, c, v, lo - start, hi - start, edge);
 }
@@ -192,7 +192,7 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
                 i64 pieces = (e - a + PIECE_EDGES - 1) / PIECE_EDGES;
                 if (r < pieces) {
                     if (g.present(c)) {
-                        const float* w = g.weights(c);
+                        const float* w = reads_edges<F> ? g.weights(c) : nullptr;
                         for_each_piece<Format>(g, c, hub, a - start, e - start, r, pieces, [&](u32 u, u32 j) {
                             if (f(hub, u, Edge{start + j, w + j})) out.push(u);
                             return false;
@@ -266,6 +266,8 @@ __device__ void advance_pull(const Graph& g, const u32* input, const LevelSizes*
 
 // Gather: every vertex u of the set with f.wanted(u) sums f(u, v, e) over its in-edges present
 // this round, then f.apply(u, sum); the warp shares a long list (a lane sums a short one alone).
+// Each chunk's share of a list is summed alone and the shares are added in chunk order, so rounds
+// of consecutive chunks (a sweep) give the sums of one pass bit for bit.
 template <class Format, class F>
 __device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, const F& f) {
     constexpr bool P = reads_edges<F>;
@@ -280,10 +282,18 @@ __device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, c
         for (u32 pending = __ballot_sync(FULL_MASK, todo && !alone); pending; pending &= pending - 1) {
             int owner = __ffs(pending) - 1;
             u32 u = __shfl_sync(FULL_MASK, mine, owner);
-            double part = 0;
-            for_each_edge<Format, false, P>(g, u, g.indptr[u], g.indptr[u + 1], [&](u32 v, const Edge& e) { return part += f(u, v, e), false; });
-            for (int d = 16; d > 0; d >>= 1) part += __shfl_xor_sync(FULL_MASK, part, d);
-            if (lane_id() == owner) sum = part;
+            double total = 0;
+            for (i64 a = g.indptr[u], b = g.indptr[u + 1], end; a < b; a = end) {
+                i64 c = a / g.chunk_edges, start = c * g.chunk_edges;
+                end = min(b, start + g.chunk_edges);
+                if (!g.present(c)) continue;
+                const float* w = P ? g.weights(c) : nullptr;
+                double share = 0;
+                Format::template for_each<false, P>(g, c, u, a - start, end - start, [&](u32 v, u32 j) { return share += f(u, v, Edge{start + j, w + j}), false; });
+                for (int d = 16; d > 0; d >>= 1) share += __shfl_xor_sync(FULL_MASK, share, d);
+                total += share;
+            }
+            if (lane_id() == owner) sum = total;
         }
         if (todo) f.apply(mine, sum);
     }
@@ -403,6 +413,14 @@ extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, i64 n
         u32 v = set_vertex(input, i);
         add_demand(chunk_edges, indptr[v], indptr[v + 1], EVERY_EDGE, demand);
     }
+}
+
+// The first frontier: `vertex` alone (with `edges` out-edges) in `queue`, its sizes in row 0 and
+// the other rows zero. One launch where array writes from the host would be several.
+extern "C" __global__ void frontier_start(u32* queue, LevelSizes* sizes, i64 rows, i64 vertex, i64 edges) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += i64(gridDim.x) * blockDim.x)
+        sizes[i] = i == 0 ? LevelSizes{vertex >= 0 ? 1ull : 0ull, u64(edges), 0, 0} : LevelSizes{};
+    if (blockIdx.x == 0 && threadIdx.x == 0 && vertex >= 0) queue[0] = u32(vertex);
 }
 
 // A queue as a bitmap (bits must be zero), set with atomicOr; and its marks cleared again.

@@ -59,6 +59,7 @@ class DeviceGraph:
     host_bytes: int  # the resident graph kept in host memory
     weighted: bool  # each chunk followed by its edges' weights
     unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
+    _params: tuple | None = None
     steps_aside = True
 
     def sidecar(self, name: str) -> None:
@@ -86,8 +87,10 @@ class DeviceGraph:
         yield self.table
 
     def params(self, table) -> tuple:
-        """The kernels' GRAPH_PARAMS, in order."""
-        return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
+        """The kernels' GRAPH_PARAMS, in order (the same every round: made once)."""
+        if self._params is None:
+            self._params = (self.table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
+        return self._params
 
     def take_stats(self) -> dict:
         moved, self.unreported = self.unreported, {}
