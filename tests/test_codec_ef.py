@@ -376,9 +376,8 @@ def test_kernel_returns_every_sub_list_exactly():
 
 
 @njit
-def _take(v, u, i, state, n_out):
-    state[0][n_out] = u
-    return n_out + 1
+def _take(v, u, e, w, state):
+    return True
 
 
 @njit
@@ -386,7 +385,7 @@ def _all_pushed(indptr, words, table, scratch, out):
     k = 0
     for v in range(len(indptr) - 1):
         if indptr[v] < indptr[v + 1]:
-            k = ef_push(words, table, 0, v, indptr[v], indptr[v + 1], scratch, _take, (out,), k)
+            k = ef_push(words, table, 0, v, indptr[v], indptr[v + 1], scratch, _take, (out,), indptr[v], out, k)
     return k
 
 

@@ -54,6 +54,19 @@ struct Tight {  // parents: the smallest v with dist[v] + w == dist[u] over posi
     }
 };
 
+struct Parent {  // pull: a reached vertex's first tight in-edge of positive weight (the smallest such v)
+    const double* dist;
+    i64* parent;
+    i64 source;
+    static constexpr bool edges = true;
+    __device__ bool wanted(u32 u) const { return dist[u] < infinity() && i64(u) != source && parent[u] == 0x7fffffffffffffffLL; }
+    __device__ bool operator()(u32 u, u32 v, Edge e) const {
+        float w = e.weight();
+        return w > 0 && dist[v] + double(w) == dist[u];
+    }
+    __device__ void adopt(u32 u, u32 v) const { parent[u] = v; }
+};
+
 struct ZeroTight {  // through zero-weight edges, from vertices that have a parent already
     const double* dist;
     i64* parent;
@@ -83,5 +96,6 @@ INSTANTIATE(ADVANCE, Relax)
 INSTANTIATE(FILTER, Near)
 INSTANTIATE(FILTER, StillFar)
 INSTANTIATE(ADVANCE, Tight)
+INSTANTIATE(PULL, Parent)
 INSTANTIATE(ADVANCE, ZeroTight)
 INSTANTIATE(COMPUTE, Start)

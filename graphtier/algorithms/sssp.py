@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
 from ..runtime.results import SSSPResult
 
 NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex
@@ -69,6 +69,26 @@ def tight(v, u, e, w, s):
 
 
 @njit
+def orphan(u, s):
+    """Reached, not the source, no parent yet. ``s``: (dist, parent, source)."""
+    dist, parent, source = s
+    return dist[u] < np.inf and u != source and parent[u] == NO_PARENT
+
+
+@njit
+def tight_in(u, v, e, w, s):
+    """Pull: the in-edge (v, u) is tight, with a positive weight (the first in list order is the
+    smallest such v, as ``tight`` finds by pushing). ``s``: (dist, parent, source)."""
+    dist = s[0]
+    return w > 0 and dist[v] + np.float64(w) == dist[u]
+
+
+@njit
+def set_parent(u, v, s):
+    s[1][u] = v
+
+
+@njit
 def zero_tight(v, u, e, w, s):
     """Parents through zero-weight edges, from vertices that have one already (so no cycle forms
     among vertices at equal distance). ``s``: (dist, parent, source)."""
@@ -91,13 +111,14 @@ RELAX = Advance("Relax", relax)
 NEAR = Filter("Near", near)
 STILL_FAR = Filter("StillFar", still_far)
 TIGHT = Advance("Tight", tight)
+PARENT = Pull("Parent", orphan, tight_in, set_parent)
 ZERO_TIGHT = Advance("ZeroTight", zero_tight)
 START = Compute("Start", start)
 
 
 class SSSP(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (RELAX, NEAR, STILL_FAR, TIGHT, ZERO_TIGHT, START)
+    functors = (RELAX, NEAR, STILL_FAR, TIGHT, PARENT, ZERO_TIGHT, START)
     queues = ("far", "far_next")
     dedup = True
 
@@ -114,10 +135,14 @@ class SSSP(Algorithm):
         if not self.delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.threshold = self.delta
+        self.pull_parents = not graph.directed or graph.has_reverse
         self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
 
     def edges(self, graph) -> dict[str, Edges]:
-        return {"out": Edges(weights=self.weighted)}
+        out = {"out": Edges(weights=self.weighted)}
+        if self.pull_parents:  # in-edges: the graph itself when symmetric, else its reverse
+            out["in"] = Edges(reverse=True, weights=self.weighted)
+        return out
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
@@ -146,10 +171,16 @@ class SSSP(Algorithm):
         return sizes[-1, 0] == 0 and run.count(run.queues["far"]) == 0
 
     def finish(self, run: Run) -> None:
-        """Parents, once the distances are final: a pass over every edge, then (where zero-weight
-        edges leave reached vertices without one) passes through those edges until none is left."""
+        """Parents, once the distances are final: each reached vertex's first tight in-edge, pulled
+        (a scan that stops there) where in-edges are at hand, else pushed over every edge; then
+        (where zero-weight edges leave reached vertices without one) passes through those edges
+        until none is left."""
         dist, parent, junk = run.state["dist"], run.state["parent"], run.queues["far_next"]
-        run.advance(TIGHT, dist, parent, input=ALL, output=junk)
+        if self.pull_parents:
+            junk.sizes.fill(0)
+            run.pull(PARENT, dist, parent, self.source, input=ALL, output=junk)
+        else:
+            run.advance(TIGHT, dist, parent, input=ALL, output=junk)
         left = self._orphans(run)
         while left:
             run.advance(ZERO_TIGHT, dist, parent, self.source, input=ALL, output=junk)

@@ -179,6 +179,9 @@ def write_bits(buf, bitpos, width, value) -> None:
         buf[first + k] |= np.uint8((x >> np.uint64(8 * k)) & np.uint64(255))
 
 
+_ONE = np.float32(1.0)  # the weight the push path hands its functor: unweighted
+
+
 def _ef_decoder(check: bool, bounded: bool, push: bool):
     """The EF sub-list decoder, built for one use. ``check``: prove canonical form (implies
     ``bounded``); ``bounded``: memory-safe on any input; ``push``: hand each id to a traversal
@@ -193,11 +196,11 @@ def _ef_decoder(check: bool, bounded: bool, push: bool):
     bounded = bounded or check
 
     @njit(nogil=True, inline="always")
-    def decode(buf, start, end, n, l, q, maxval, out, o, visit, v, state, n_out):
+    def decode(buf, start, end, n, l, q, maxval, out, o, functor, v, state, first, frontier, n_out):
         """Decode the Elias-Fano sub-list in ``buf[start:end]`` into ``out[o:o + n]``; with
         ``push``, instead hand each id ``u`` (of ``out``'s dtype) to the traversal as soon as it
-        is decoded: ``n_out = visit(v, u, i, state, n_out)``, ``i`` its rank in the list (as
-        ``kernels/cpu/operators.py``'s ``advance`` visits the ids of a list).
+        is decoded, appending it to ``frontier`` at ``n_out`` when ``functor(v, u, first + i, 1.0,
+        state)`` holds (an advance functor, ``kernels/cpu/operators.py``; ``i`` the id's rank).
 
         ``buf`` is a C-contiguous uint8 array in which the list is followed by at least
         ``SLACK_BYTES`` more bytes (the payload's slack, or the lists after it); ``n`` the degree,
@@ -281,8 +284,11 @@ def _ef_decoder(check: bool, bounded: bool, push: bool):
                     fwd_i += q
             if not push:
                 out[o + i] = x
-            else:  # the id with out's type, as iterating ``out`` would give it
-                n_out = visit(v, out.dtype.type(x), i, state, n_out)
+            else:
+                u = out.dtype.type(x)  # the id with out's type, as iterating ``out`` would give it
+                if functor(v, u, first + i, _ONE, state):
+                    frontier[n_out] = u
+                    n_out += 1
         if not check:
             return n, n_out
         last_one = h + n - 1
@@ -318,9 +324,9 @@ def ef_decode_list(buf, start, end, n, l, q, maxval, out, o, check) -> int:
     either way. Returns the number of ids written (``n`` for a good list) or a negative error
     code."""
     if check:
-        count, _ = ef_decode_checked(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0)
+        count, _ = ef_decode_checked(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0, None, 0)
     else:
-        count, _ = ef_decode_bounded(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0)
+        count, _ = ef_decode_bounded(buf, start, end, n, l, q, maxval, out, o, None, 0, None, 0, None, 0)
     return count
 
 

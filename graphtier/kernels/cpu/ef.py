@@ -69,15 +69,16 @@ def ef_neighbors(words, table, c, v, lo, hi, scratch):
 
 
 @njit(inline="always")
-def ef_push(words, table, c, v, lo, hi, scratch, visit, state, n_out):
-    """``advance``'s inner loop for ``ef``: ``n_out = visit(v, u, i, state, n_out)`` on each
-    destination ``u`` of ``v`` in chunk ``c`` (``i`` its rank in the sub-list) as it is decoded;
-    returns the last ``n_out``. ``lo:hi`` must be ``v``'s whole sub-list there; ``scratch``
-    (unused but for its dtype, the ids') as ``advance`` passes it."""
+def ef_push(words, table, c, v, lo, hi, scratch, functor, state, first, out, n_out):
+    """``advance``'s inner loop for ``ef``: each destination ``u`` of ``v`` in chunk ``c`` is
+    appended to ``out`` at ``n_out`` when ``functor(v, u, first + i, 1.0, state)`` holds (``i``
+    its rank in the sub-list, ``first`` the list's first edge), as it is decoded; returns the
+    last ``n_out``. ``lo:hi`` must be ``v``'s whole sub-list there; ``scratch`` (unused but for its
+    dtype, the ids') as ``advance`` passes it."""
     rec, wo, wl, _, q = _record(words, table, c, v)
     start = table[c, PAYLOAD_START] + _field(words, rec, wo)
     l = _field(words, rec + wo, wl)
     # the list's end (the next record's offset) is not needed: the chunk was validated
     top = np.uint64(scratch.dtype.type(-1))  # the largest id: a constant, which lets l <= 56 be one
-    _, n_out = ef_decode_push(words, start, -1, hi - lo, l, q, top, scratch, 0, visit, v, state, n_out)
+    _, n_out = ef_decode_push(words, start, -1, hi - lo, l, q, top, scratch, 0, functor, v, state, first, out, n_out)
     return n_out

@@ -11,7 +11,7 @@ queue ``frontier[:n]`` or, with ``every``, all vertices ``0 .. n - 1``.
 
 - ``advance``: push through out-edges; ``functor(v, u, e, w, state)`` returning True puts ``u`` in
   the output queue (once, with ``dedup``: ``marks[u]`` is set then). A format may supply a fused
-  push visitor (the registry's ``push``) that hands each id to the edge step as it decodes it.
+  push visitor (the registry's ``push``) that hands each id to the functor as it decodes it.
 - ``pull``: each vertex ``u`` of a set with ``wanted(u, state)`` scans its in-edges (the reverse
   graph) until ``parent(u, v, e, w, state)`` holds, then ``adopt(u, v, state)`` runs once and
   ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
@@ -44,33 +44,12 @@ def _member(frontier, i, every):
 
 
 @functools.cache
-def edge_step(functor, weighted: bool, dedup: bool):
-    """``advance``'s step for one edge, ``n_out = step(v, u, i, ctx, n_out)``: the edge's weight,
-    the functor, de-duplication and the append. ``i`` counts from ``ctx``'s bases: the edge is
-    ``ebase + i``, its weight ``weights[wbase + i]``."""
-
-    @njit(inline="always")
-    def step(v, u, i, ctx, n_out):
-        state, weights, wbase, ebase, out, marks = ctx
-        w = weights[wbase + i] if weighted else ONE
-        if functor(v, u, ebase + i, w, state):
-            if dedup:
-                if marks[u]:
-                    return n_out
-                marks[u] = True
-            out[n_out] = u
-            return n_out + 1
-        return n_out
-
-    return step
-
-
-@functools.cache
 def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
-    """``advance`` compiled for one format and functor: the edge step (and the format's fused
-    visitor, when it has one) are constants Numba inlines into the loop, so no call per sub-list
-    copies the array arguments onto the stack."""
-    step = edge_step(functor, weighted, dedup)
+    """``advance`` compiled for one format and functor. The step for each edge (weight, functor,
+    de-duplication, append) is written in the loop: through a function taking arrays it cost 3x
+    the time per edge (reference counts on every call; cnr-2000). A format's fused visitor
+    (``ef``'s) serves the unweighted advances without de-duplication, BFS's."""
+    fused = push is not None and not weighted and not dedup
 
     @njit
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
@@ -83,15 +62,22 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
                 c = lo // chunk_edges
                 start = c * chunk_edges
                 end = min(hi, start + chunk_edges)
-                if table[c, CHUNK_START] != ABSENT:  # else not in memory this round
-                    wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
-                    ctx = (state, weights, wbase, lo, out, marks)
-                    if push is None:
-                        ids = neighbors(words, table, c, v, lo - start, end - start, buf)
-                        for k in range(len(ids)):
-                            n_out = step(v, ids[k], k, ctx, n_out)
-                    else:
-                        n_out = push(words, table, c, v, lo - start, end - start, buf, step, ctx, n_out)
+                if table[c, CHUNK_START] == ABSENT:  # not in memory this round
+                    pass
+                elif fused:
+                    n_out = push(words, table, c, v, lo - start, end - start, buf, functor, state, lo, out, n_out)
+                else:
+                    wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
+                    ids = neighbors(words, table, c, v, lo - start, end - start, buf)
+                    for k in range(len(ids)):
+                        u = ids[k]
+                        if functor(v, u, lo + k, weights[wbase + lo + k] if weighted else ONE, state):
+                            if dedup:
+                                if marks[u]:
+                                    continue
+                                marks[u] = True
+                            out[n_out] = u
+                            n_out += 1
                 lo = end
         return n_out
 
