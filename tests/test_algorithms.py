@@ -196,3 +196,17 @@ def test_cnr2000_weighted(cnr, fmt):
     m = stored_matrix(g)
     check_sssp(g, m, 100000, gt.sssp(g, 100000, device="cpu"))
     check_components(m, gt.connected_components(g, device="cpu"))
+
+
+def test_config_is_one_picklable_value_for_every_algorithm(graphs):
+    import pickle
+
+    config = gt.Config(device="cpu", device_memory="64MiB", zero_copy="never")
+    assert pickle.loads(pickle.dumps(config)) == config
+    g = graphs["csr"]
+    np.testing.assert_array_equal(gt.sssp(g, 0, config=config).distances, gt.sssp(g, 0, device="cpu").distances)
+    assert gt.connected_components(g, config=config, zero_copy="auto").stats["device"] == "cpu"
+    with pytest.raises(TypeError, match="unknown option 'devcie'"):
+        gt.pagerank(g, devcie="cpu")
+    with pytest.raises(ValueError, match="zero_copy must be one of"):
+        gt.Config(zero_copy="sometimes")

@@ -114,35 +114,37 @@ class Run:
         """Each name's edges under the budgets the state leaves; the same graph asked for twice (a
         symmetric graph's in-edges are its out-edges) is opened once, and distinct graphs share
         the budgets equally."""
+        key = lambda e: (e.reverse and self.graph.directed, e.weights)  # the graph an Edges names
         merged: dict[tuple, Edges] = {}
         for e in wanted.values():
-            reverse = e.reverse and self.graph.directed
-            key = (reverse, e.weights)
-            old = merged.get(key, Edges(reverse, e.weights))
-            merged[key] = Edges(reverse, e.weights, old.sidecars + tuple(s for s in e.sidecars if s not in old.sidecars))
+            old = merged.get(key(e), Edges(*key(e)))
+            merged[key(e)] = Edges(*key(e), old.sidecars + tuple(s for s in e.sidecars if s not in old.sidecars))
         share = len(merged)
         budgets = {"chunk_budget": (self.device_budget - self.state_bytes) // share, "host_budget": self.host_budget // share, "zero_copy": self.config.zero_copy}
-        opened = {key: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, **budgets) for key, e in merged.items()}
-        return {name: opened[(e.reverse and self.graph.directed, e.weights)] for name, e in wanted.items()}
+        opened = {k: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, **budgets) for k, e in merged.items()}
+        return {name: opened[key(e)] for name, e in wanted.items()}
 
     # --- operators ----------------------------------------------------------------------------
 
     def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | str | None = None, output: Queue | None = None, dedup: bool = False) -> None:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
         frontier by default), once per vertex with ``dedup``."""
-        self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.advance(functor, args, self.sources[edges], self.weighted[edges], input or self.frontier.current, output or self.frontier.next, dedup)
+        self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next, dedup)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
         and joins ``output``; where ``sidecar`` is kept on the device, its candidate is tried first."""
-        self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.pull(functor, args, self.sources[edges], self.weighted[edges], input, output or self.frontier.next, sidecar)
+        self.ops.pull(functor, args, *self._read(edges), input, output or self.frontier.next, sidecar)
 
     def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | str = ALL) -> None:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
+        self.ops.gather(functor, args, *self._read(edges), input)
+
+    def _read(self, edges: str) -> tuple:
+        """(the graph, whether with weights) that an operator reads, noted for the statistics of the
+        iteration under way (or the first, for a read in ``start``)."""
         self._calls.append((max(len(self.iterations) - 1, 0), edges))
-        self.ops.gather(functor, args, self.sources[edges], self.weighted[edges], input)
+        return self.sources[edges], self.weighted[edges]
 
     def filter(self, functor: Filter, *args, input: Queue | str | None = None, output: Queue | None = None) -> None:
         self.ops.filter(functor, args, input or self.frontier.current, output or self.frontier.next)
