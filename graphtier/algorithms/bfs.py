@@ -15,16 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, cpu, run
 from ..runtime.results import BFSResult
 
 ALPHA, BETA = 14, 24
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@njit
+@cpu
 def visit(v, u, e, w, s):
     """Push: claim an unvisited neighbour. ``s``: (dist, parent, level)."""
     dist, parent, level = s
@@ -35,25 +34,25 @@ def visit(v, u, e, w, s):
     return False
 
 
-@njit
+@cpu
 def unvisited(u, s):
     return s[0][u] < 0
 
 
-@njit
+@cpu
 def in_frontier(u, v, e, w, s):
     """Pull: v is a parent when it is in the frontier. ``s``: (dist, parent, bitmap, level)."""
     return s[2][v]
 
 
-@njit
+@cpu
 def adopt(u, v, s):
     dist, parent, _, level = s
     dist[u] = level
     parent[u] = v
 
 
-@njit
+@cpu
 def start(v, s):
     """Every vertex unvisited but the source, its own parent. ``s``: (dist, parent, source)."""
     dist, parent, source = s

@@ -17,16 +17,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
 from ..runtime.results import ComponentsResult
 
 SAMPLE = 2  # edges per vertex hooked before the largest component is known (Afforest's neighbor rounds)
 PROBES = 1024  # vertices whose roots name the largest component
 
 
-@njit(inline="always")
+@cpu(inline="always")
 def find(parent, x):
     """x's root, halving the path on the way (every pointer leads to a smaller vertex)."""
     while parent[x] != x:
@@ -35,7 +34,7 @@ def find(parent, x):
     return x
 
 
-@njit(inline="always")
+@cpu(inline="always")
 def hook(parent, v, u):
     a, b = find(parent, v), find(parent, u)
     if a < b:
@@ -44,19 +43,19 @@ def hook(parent, v, u):
         parent[a] = b
 
 
-@njit
+@cpu
 def hook_edge(v, u, e, w, s):
     """Every edge (the CPU's advance is serial: plain writes). ``s``: (parent,)."""
     hook(s[0], v, u)
     return False
 
 
-@njit
+@cpu
 def wanted(u, s):
     return True
 
 
-@njit
+@cpu
 def sample(u, v, e, w, s):
     """Hooks the first edges of u's list; then u is done. ``s``: (parent, indptr, how many)."""
     parent, indptr, first = s
@@ -66,24 +65,24 @@ def sample(u, v, e, w, s):
     return False
 
 
-@njit
+@cpu
 def nothing(u, v, s):
     pass
 
 
-@njit
+@cpu
 def outside(v, s):
     """Vertices with edges outside the largest component. ``s``: (parent, its root, indptr)."""
     parent, largest, indptr = s
     return parent[v] != largest and indptr[v + 1] > indptr[v]
 
 
-@njit
+@cpu
 def init(v, s):
     s[0][v] = v
 
 
-@njit
+@cpu
 def compress(v, s):
     s[0][v] = find(s[0], v)
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from ..errors import GraphtierError
-from ..runtime import ALL, Algorithm, Config, Edges, Gather, Run, run
+from ..runtime import ALL, Algorithm, Config, Edges, Gather, Run, cpu, run
 from ..runtime.results import PageRankResult
 
 
@@ -28,28 +27,28 @@ class ConvergenceError(GraphtierError):
     PowerIterationFailedConvergence)."""
 
 
-@njit
+@cpu
 def everyone(u, s):
     return True
 
 
-@njit
+@cpu
 def share(u, v, e, w, s):
     """v's rank flowing to u. ``s``: (rank per unit of out-weight, sums)."""
     return s[0][v] * w
 
 
-@njit
+@cpu
 def add(u, total, s):
     s[1][u] += total
 
 
-@njit
+@cpu
 def weight(u, v, e, w, s):
     return w
 
 
-@njit
+@cpu
 def keep(u, total, s):
     s[0][u] += total
 

@@ -15,15 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
 from ..runtime.results import SSSPResult
 
 NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex
 
 
-@njit
+@cpu
 def relax(v, u, e, w, s):
     """``s``: (dist, far ids, far count row, far marks, threshold). True puts u in the near pile."""
     dist, far, far_row, far_marks, threshold = s
@@ -41,7 +40,7 @@ def relax(v, u, e, w, s):
     return False
 
 
-@njit
+@cpu
 def near(v, s):
     """Far vertices (still marked) within the threshold become the frontier. ``s``: (dist, far
     marks, threshold)."""
@@ -52,13 +51,13 @@ def near(v, s):
     return False
 
 
-@njit
+@cpu
 def still_far(v, s):
     """Far vertices that stay far (not already moved by ``near``). ``s``: (far marks,)."""
     return s[0][v] != 0
 
 
-@njit
+@cpu
 def tight(v, u, e, w, s):
     """Parents: the smallest v with ``dist[v] + w == dist[u]`` over positive w, u reached. ``s``:
     (dist, parent)."""
@@ -68,14 +67,14 @@ def tight(v, u, e, w, s):
     return False
 
 
-@njit
+@cpu
 def orphan(u, s):
     """Reached, not the source, no parent yet. ``s``: (dist, parent, source)."""
     dist, parent, source = s
     return dist[u] < np.inf and u != source and parent[u] == NO_PARENT
 
 
-@njit
+@cpu
 def tight_in(u, v, e, w, s):
     """Pull: the in-edge (v, u) is tight, with a positive weight (the first in list order is the
     smallest such v, as ``tight`` finds by pushing). ``s``: (dist, parent, source)."""
@@ -83,12 +82,12 @@ def tight_in(u, v, e, w, s):
     return w > 0 and dist[v] + np.float64(w) == dist[u]
 
 
-@njit
+@cpu
 def set_parent(u, v, s):
     s[1][u] = v
 
 
-@njit
+@cpu
 def zero_tight(v, u, e, w, s):
     """Parents through zero-weight edges, from vertices that have one already (so no cycle forms
     among vertices at equal distance). ``s``: (dist, parent, source)."""
@@ -98,7 +97,7 @@ def zero_tight(v, u, e, w, s):
     return False
 
 
-@njit
+@cpu
 def start(v, s):
     """``s``: (dist, parent, far marks, source)."""
     dist, parent, far_marks, source = s

@@ -11,6 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from numba import njit
+
+
+def cpu(fn: Callable | None = None, **options):
+    """Compile a CPU functor (or a helper it calls): Numba without reference counting, since a
+    functor allocates nothing, and counting the state's arrays on every call cost 5x the time per
+    edge (SSSP's relax on cnr-2000: 53 against 11 ms for a third of the lists)."""
+    if fn is None:
+        return lambda f: njit(f, _nrt=False, **options)
+    return njit(fn, _nrt=False, **options)
+
 
 @dataclass(frozen=True)
 class Functor:
