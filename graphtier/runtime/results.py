@@ -52,39 +52,35 @@ class VertexResult:
 
 
 @dataclass
-class BFSResult(VertexResult):
-    """``distances`` (int32, -1 unreachable) and ``parents`` (int64; the source is its own parent,
-    -1 unreachable)."""
+class TreeResult(VertexResult):
+    """Distances from ``source`` and the parents of a tree of paths (int64; the source is its own
+    parent, -1 unreachable)."""
 
     source: int
     distances: np.ndarray
     parents: np.ndarray
     references = ("parent",)
-
-    @property
-    def reached(self) -> int:
-        return int(np.count_nonzero(self.distances >= 0))
 
     def columns(self) -> dict[str, np.ndarray]:
         return {"distance": self.distances, "parent": self.parents}
 
 
 @dataclass
-class SSSPResult(VertexResult):
-    """``distances`` (float64, inf unreachable) and ``parents`` (int64; the source is its own
-    parent, -1 unreachable): a shortest-path tree."""
+class BFSResult(TreeResult):
+    """``distances`` int32, -1 unreachable."""
 
-    source: int
-    distances: np.ndarray
-    parents: np.ndarray
-    references = ("parent",)
+    @property
+    def reached(self) -> int:
+        return int(np.count_nonzero(self.distances >= 0))
+
+
+@dataclass
+class SSSPResult(TreeResult):
+    """``distances`` float64, inf unreachable: a shortest-path tree."""
 
     @property
     def reached(self) -> int:
         return int(np.count_nonzero(np.isfinite(self.distances)))
-
-    def columns(self) -> dict[str, np.ndarray]:
-        return {"distance": self.distances, "parent": self.parents}
 
 
 @dataclass

@@ -43,6 +43,14 @@ def _member(frontier, i, every):
     return np.int64(i) if every else np.int64(frontier[i])
 
 
+@njit(inline="always")
+def _segment(lo, hi, chunk_edges):
+    """(chunk, its first edge, the end of the list's part in it) for the list's edges ``lo:hi``."""
+    c = lo // chunk_edges
+    start = c * chunk_edges
+    return c, start, min(hi, start + chunk_edges)
+
+
 @functools.cache
 def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
     """``advance`` compiled for one format and functor. The step for each edge (weight, functor,
@@ -59,9 +67,7 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
             v = _member(frontier, i, every)
             lo, hi = indptr[v], indptr[v + 1]
             while lo < hi:
-                c = lo // chunk_edges
-                start = c * chunk_edges
-                end = min(hi, start + chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges)
                 if table[c, CHUNK_START] == ABSENT:  # not in memory this round
                     pass
                 elif fused:
@@ -96,9 +102,7 @@ def pull_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             found = False
             while lo < hi and not found:
-                c = lo // chunk_edges
-                start = c * chunk_edges
-                end = min(hi, start + chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
@@ -142,9 +146,7 @@ def gather_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             total = 0.0
             while lo < hi:
-                c = lo // chunk_edges
-                start = c * chunk_edges
-                end = min(hi, start + chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
