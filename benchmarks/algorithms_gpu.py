@@ -1,7 +1,7 @@
 """SSSP, PageRank, connected components and BFS on the GPU, in GPU memory and out of core, against
 the baselines the algorithm-runtime issue names, side by side in one run.
 
-    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--sources 4] [--out DIR]
+    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--sources 4] [--out DIR] [--emogi DIR]
 
 The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
 random integer weights in [1, 64), built in csr and recoded. Baselines measured in the same run:
@@ -9,6 +9,13 @@ pinned host-to-device copy bandwidth and device-to-device copy bandwidth (the fl
 frontier Bellman-Ford in CuPy over the CSR arrays (SSSP in memory), and zero-copy CSR (every chunk
 read in place from pinned host memory) for the out-of-core rows. Times are CUDA-event medians
 after a warm-up run; ``wall_ms`` is what a caller of the Python function sees.
+
+With ``--emogi DIR`` the same CSR (weights as uint32) and sources also run through EMOGI (VLDB
+2021), the published out-of-memory GPU traversal code, in GPU memory and zero-copy: rows of format
+``emogi`` for each algorithm asked (its bfs, sssp, cc and push PageRank; benchmarks/emogi.py says
+how they differ, what they print and which checks that allows). EMOGI is not in this repository:
+``fetch`` github:illinois-impact/EMOGI and extract it into the git-ignored ``.peers/EMOGI``
+(``.peers/`` is in .git/info/exclude); the run compiles it with nvcc for sm_90 in the temp dir.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import emogi
 import numpy as np
 from harness import RESULTS_DIR, machine_info, print_table, write_results
 
@@ -89,6 +97,38 @@ def timed(fn, repeat: int) -> tuple[float, float, object]:
     return statistics.median(ms), statistics.median(wall), r
 
 
+def emogi_rows(peer: Path, scratch: Path, csr, name: str, sources: list[int], algorithms: list[str], repeat: int, reference: dict) -> list[dict]:
+    """EMOGI on the same CSR and sources, per algorithm asked, in GPU memory and zero-copy: the
+    median over the sources (sssp, bfs) or over ``repeat`` runs (cc, pagerank), one process each.
+    ``agrees``: bfs's iterations are the deepest level + 1, cc's components graphtier's count."""
+    import cupy
+
+    cupy.get_default_memory_pool().free_all_blocks()  # the device memory EMOGI's processes will need
+    binaries = emogi.build(peer, scratch / "emogi")
+    bel = scratch / f"{name}.bel"
+    emogi.write_bel(bel, csr.indptr(), csr.edges()[:, 1], csr.group["weights"][:])
+    expected = {
+        "bfs": lambda s, r: r["iterations"] == reference[("bfs", s)].max() + 1,
+        "cc": lambda s, r: r["components"] == reference[("cc", sources[0])].max() + 1,
+    }
+    rows = []
+    for alg in [a for a in ("sssp", "cc", "pagerank", "bfs") if a in algorithms]:
+        for region, memory in (("resident", "gpu"), ("zero-copy", "zerocopy")):
+            runs = [(s, emogi.run(binaries[f"{alg}_32"], bel, algorithm=alg, source=s, memory=memory)) for s in (sources if alg in emogi.PER_SOURCE else [None] * repeat)]
+            ms = statistics.median(r["ms"] for _, r in runs)
+            its = int(statistics.median(r["iterations"] for _, r in runs))
+            row = {"graph": name, "algorithm": alg, "format": "emogi", "region": region, "ms": round(ms, 3), "iterations": its}
+            if alg == "pagerank":  # EMOGI prints its total only
+                row["ms_per_iteration"] = round(ms / its, 3)
+            if alg in expected:
+                row["agrees"] = all(expected[alg](s, r) for s, r in runs)
+                if not row["agrees"]:
+                    print(f"EMOGI's {alg} disagrees with graphtier's: {runs}", flush=True)
+            rows.append(row)
+            print(row, flush=True)
+    return rows
+
+
 def main() -> None:
     import cupy
 
@@ -100,6 +140,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--algorithms", nargs="+", default=["bfs", "sssp", "cc", "pagerank"])
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
     args = p.parse_args()
     pcie, hbm = copy_gbps(True), copy_gbps(False)
     print(f"pinned host-to-device {pcie:.1f} GB/s, device-to-device {hbm:.0f} GB/s", flush=True)
@@ -182,11 +223,15 @@ def main() -> None:
                 bf.append(seconds * 1e3)
             rows.append({"graph": name, "algorithm": "sssp", "format": "csr", "region": "cupy bellman-ford", "ms": round(statistics.median(bf), 3)})
             print(rows[-1], flush=True)
+        if args.emogi:
+            rows += emogi_rows(args.emogi, Path(d), csr, name, sources, args.algorithms, args.repeat, reference)
     machine = machine_info()
     meta = {"command": " ".join(sys.argv), "pinned_h2d_gbps": round(pcie, 1), "d2d_gbps": round(hbm, 1), "timing": "CUDA events, median after a warm-up", "machine": machine}
+    if args.emogi:
+        meta["emogi"] = f"{args.emogi}: -t {emogi.COALESCE_CHUNK}, -m {emogi.MEMORY['gpu']} (resident) or {emogi.MEMORY['zerocopy']} (zero-copy), one process a run, no warm-up run"
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
     json_path, md_path = write_results(f"algorithms_gpu-{gpu}", rows, meta, out_dir=args.out)
-    print_table(rows, ["algorithm", "format", "region", "ms", "wall_ms", "iterations", "h2d_mb", "ms_per_iteration", "hbm_floor_ms", "pcie_share"])
+    print_table(rows, ["algorithm", "format", "region", "ms", "wall_ms", "iterations", "h2d_mb", "ms_per_iteration", "hbm_floor_ms", "pcie_share", "agrees"])
     print(f"\nwrote {json_path} and {md_path}")
 
 
