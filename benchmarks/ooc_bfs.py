@@ -50,10 +50,10 @@ from harness import RESULTS_DIR, machine_info, print_table, write_results
 
 import graphtier as gt
 from graphtier.tiering.budget import parse_size
+from graphtier.tiering.scheduler import fixed_bytes
 
 CNR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "cnr-2000" / "cnr-2000-csr.npz"
 PCIE = 55e9  # bytes/s, pinned host to device, H200 (BENCHMARKS.md)
-TABLES = 5 * 40  # bytes per chunk: the scheduler's round tables and demand counts
 HOST = "100GiB"
 
 
@@ -167,7 +167,7 @@ def sweep(g: gt.Graph, chunk_budget: int) -> dict:
 
 def overhead(g: gt.Graph) -> int:
     """Device bytes a scheduler holds besides chunk slots: indptr and its chunk tables."""
-    return 8 * (g.n_vertices + 1) + TABLES * g.chunks().n_chunks
+    return fixed_bytes(g.n_vertices, g.chunks().n_chunks)
 
 
 def chunk_bytes(g: gt.Graph) -> int:

@@ -13,7 +13,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 
 import graphtier as gt
 from graphtier.codecs.header import pad8
-from graphtier.tiering.resident import TABLE_COLUMNS
+from graphtier.tiering.scheduler import fixed_bytes
 
 from .conftest import csr_to_edges
 
@@ -111,7 +111,7 @@ def test_same_results_under_every_budget(graphs, fmt):
     slot = max(slot_bytes(g), slot_bytes(g, True) if g.has_reverse else 0)
     n = g.chunks().n_chunks
     # per graph read: indptr, the round tables, the index arena (at most)
-    fixed = 8 * (g.n_vertices + 1) + 5 * n * 8 * TABLE_COLUMNS + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
+    fixed = fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
     for name, f in runs.items():
         resident = f()
         values = resident.columns()
@@ -128,11 +128,25 @@ def test_queries_after_a_sweep_find_the_tiers_as_they_are(graphs):
     a scheduler that later queries reuse: each query still reads the chunks it names."""
     g = graphs["csr"]
     n = g.chunks().n_chunks
-    per_graph = 8 * (g.n_vertices + 1) + 5 * n * 8 * TABLE_COLUMNS + (n // 3) * slot_bytes(g)  # out- and in-edges share it
+    per_graph = fixed_bytes(g.n_vertices, n) + (n // 3) * slot_bytes(g)  # out- and in-edges share it
     budget = {"device_memory": gt.sssp(g, 0, device="cpu").stats["state_bytes"] + 2 * per_graph, "host_memory": "1GiB"}
     expected = {s: gt.sssp(g, s, device="cpu").distances for s in (0, 1, 2)}
     for s in (0, 1, 2, 0):
         np.testing.assert_array_equal(gt.sssp(g, s, device="cpu", **budget).distances, expected[s])
+
+
+def test_components_sample_the_kept_first_ids(graphs):
+    """Out of core, CC's sampling takes each list's first ids from the sidecar the scheduler keeps
+    once their chunks are validated: a second query reads no list to sample, same labels."""
+    g = graphs["ef"]
+    if g.directed:
+        pytest.skip("a directed graph hooks every edge in one sweep, no sampling")
+    budget = {"device_memory": "48MiB", "host_memory": "1GiB", "zero_copy": "always"}
+    first, second = (gt.connected_components(g, device="cpu", **budget) for _ in range(2))
+    check_components(stored_matrix(g), second)
+    np.testing.assert_array_equal(first.labels, second.labels)
+    sampled = [r.stats["iterations"][0] for r in (first, second)]
+    assert sampled[0]["phase"] == "sample" and sampled[0]["bytes_zero_copy"] > 0 and sampled[1]["bytes_zero_copy"] == 0
 
 
 def test_results_to_tables(graphs):

@@ -151,6 +151,7 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
     g = weighted_graphs[name][fmt]
     source = int(np.argmax(np.diff(g.indptr())))
     cpu = {"sssp": gt.sssp(g, source, device="cpu"), "cc": gt.connected_components(g, device="cpu"), "pagerank": gt.pagerank(g, weight=True, device="cpu")}
+    unweighted = gt.pagerank(g, device="cpu").ranks  # its gather splits hubs in every format (kron15 has 16 over HUB_EDGES)
     resident_ranks = gt.pagerank(g, weight=True, device="cuda").ranks
     for budget in budgets_of(g):
         gpu = gt.sssp(g, source, device="cuda", **budget)
@@ -162,4 +163,4 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
         pr = gt.pagerank(g, weight=True, device="cuda", **budget)
         assert np.abs(pr.ranks - cpu["pagerank"].ranks).sum() < 1e-6 and pr.iterations == cpu["pagerank"].iterations
         np.testing.assert_array_equal(pr.ranks, resident_ranks)  # sums added chunk by chunk, in order
-        assert gt.pagerank(g, device="cuda", **budget).iterations > 0
+        assert np.abs(gt.pagerank(g, device="cuda", **budget).ranks - unweighted).sum() < 1e-6

@@ -10,6 +10,10 @@ On a symmetric graph, Afforest's sampling first: each vertex hooks its first two
 most graphs joins the giant component already; then only vertices outside the largest component
 hook their remaining edges (an edge between the giant component and another vertex is also in the
 other vertex's list). A directed graph hooks every edge once, in one sweep.
+
+Out of core the sampling would read every list's head, so every chunk; the scheduler keeps those
+two ids of each list on the device instead (a sidecar, ``SAMPLES``), and lists are read only for
+vertices whose chunk has not been validated yet.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
 from ..runtime.results import ComponentsResult
 
 SAMPLE = 2  # edges per vertex hooked before the largest component is known (Afforest's neighbor rounds)
 PROBES = 1024  # vertices whose roots name the largest component
+NONE = np.uint64(0xFFFFFFFF)  # no id: a list with fewer than two edges in its first chunk
 
 
 @cpu(inline="always")
@@ -51,18 +56,30 @@ def hook_edge(v, u, e, w, s):
 
 
 @cpu
-def wanted(u, s):
-    return True
+def unsampled(u, s):
+    """Whether u's first ids are not kept on the device. ``s``: (parent, indptr, how many, the
+    kept samples, whether they are kept)."""
+    return not s[4] or s[3][u] == _UNKNOWN
 
 
 @cpu
 def sample(u, v, e, w, s):
-    """Hooks the first edges of u's list; then u is done. ``s``: (parent, indptr, how many)."""
-    parent, indptr, first = s
+    """Hooks the first edges of u's list; then u is done."""
+    parent, indptr, first = s[0], s[1], s[2]
     if e >= indptr[u] + first:
         return True
     hook(parent, u, v)
     return False
+
+
+@cpu
+def sample_kept(u, s):
+    """Hooks u's first ids from the sidecar. ``s``: (parent, the kept samples)."""
+    ids = s[1][u]
+    if ids != _UNKNOWN:
+        for v in (ids & _NONE, ids >> 32):
+            if v != _NONE and v != u:
+                hook(s[0], u, v)
 
 
 @cpu
@@ -87,8 +104,26 @@ def compress(v, s):
     s[0][v] = find(s[0], v)
 
 
+def first_ids(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, chunk_edges: int) -> tuple[int, np.ndarray]:
+    """The sidecar's values for the lists that start in chunk ``c``: their first two ids (what the
+    sampling hooks), the first in the low half, ``NONE`` for a list with fewer here."""
+    start = c * chunk_edges
+    v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + len(dst)))
+    v0 = max(v0, first_src)  # empty lists before the first source have no local index here
+    local = np.arange(v0, v1) - first_src
+    firsts, ends = offsets[local], offsets[local + 1]
+    ids = np.append(dst.astype(np.uint64), [NONE, NONE])
+    first = np.where(ends > firsts, ids[firsts], NONE)
+    second = np.where(ends > firsts + 1, ids[firsts + 1], NONE)
+    return v0, first | (second << np.uint64(32))
+
+
+SAMPLES = Sidecar("samples", np.uint64, first_ids)
+_UNKNOWN, _NONE = np.uint64(SAMPLES.unknown), NONE  # as Numba constants
+
 HOOK = Advance("Hook", hook_edge)
-SAMPLED = Pull("Sample", wanted, sample, nothing)
+SAMPLED = Pull("Sample", unsampled, sample, nothing)
+SAMPLED_KEPT = Compute("SampleKept", sample_kept)
 OUTSIDE = Filter("Outside", outside)
 INIT = Compute("Init", init)
 COMPRESS = Compute("Compress", compress)
@@ -96,14 +131,14 @@ COMPRESS = Compute("Compress", compress)
 
 class Components(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (HOOK, SAMPLED, OUTSIDE, INIT, COMPRESS)
+    functors = (HOOK, SAMPLED, SAMPLED_KEPT, OUTSIDE, INIT, COMPRESS)
     queues = ("scratch",)
 
     def __init__(self, graph):
         self.phases = ["sample", "rest"] if not graph.directed else ["sweep"]
 
     def edges(self, graph) -> dict[str, Edges]:
-        return {"out": Edges()}
+        return {"out": Edges(sidecars=(SAMPLES,) if not graph.directed else ())}
 
     def state(self, graph) -> dict[str, tuple]:
         return {"parent": (graph.n_vertices, np.uint32)}
@@ -117,8 +152,13 @@ class Components(Algorithm):
         run.iterations[-1]["phase"] = phase
         if phase == "sweep":
             run.advance(HOOK, parent, input=ALL, output=run.queues["scratch"])
-        elif phase == "sample":
-            run.pull(SAMPLED, parent, run.sources["out"].indptr, SAMPLE, edges="out", input=ALL, output=run.queues["scratch"])
+        elif phase == "sample":  # lists read where the samples are not kept yet (their chunks come now), then the kept ones
+            out = run.sources["out"]
+            kept = out.sidecar(SAMPLES.name)
+            samples = kept if kept is not None else run.xp.zeros(1, np.uint64)
+            run.pull(SAMPLED, parent, out.indptr, SAMPLE, samples, kept is not None, edges="out", input=ALL, output=run.queues["scratch"])
+            if kept is not None:
+                run.compute(SAMPLED_KEPT, parent, kept)
         else:
             run.compute(COMPRESS, parent)
             largest = self._largest(run, parent)

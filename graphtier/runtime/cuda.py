@@ -11,11 +11,12 @@ import numpy as np
 
 from ..errors import DeviceError
 from ..kernels.cuda.runtime import module
-from ..kernels.limits import HUB_EDGES
+from ..kernels.limits import HUB_EDGES, PIECE_EDGES
 from .frontier import ALL, Queue
+from .functors import Gather
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -61,8 +62,15 @@ class CudaOperators:
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
-        """The hubs a push hands to its second kernel, and the sizes row of an ALL set."""
-        return {"hubs": ((g.n_edges // HUB_EDGES + 1,), np.uint32), "all_row": ((4,), np.uint64)}
+        """The hubs a push or a gather hands to its second kernel, the sizes row of an ALL set, and
+        for a gather where each hub's pieces start and their sums (a hub's sub-list in a chunk
+        makes a piece per PIECE_EDGES edges, and one more at most)."""
+        hubs = g.n_edges // HUB_EDGES + 1
+        shapes = {"hubs": ((hubs,), np.uint32), "all_row": ((4,), np.uint64)}
+        if any(isinstance(f, Gather) for f in algorithm.functors):
+            pieces = g.n_edges // PIECE_EDGES + g.n_edges // g.chunk_edges + 2 * hubs
+            shapes |= {"hub_first": ((hubs,), np.int64), "hub_sums": ((pieces,), np.float64)}
+        return shapes
 
     def _kernel(self, name: str):
         k = self._kernels.get(name)
@@ -86,21 +94,27 @@ class CudaOperators:
             return _NULL, np.uint64(self.run.state["all_row"].data.ptr)
         return s.ids, s.address
 
+    def _round_set(self, s: Queue | str, source, row, first: bool) -> None:
+        """Before a round's kernels: ALL as the vertices whose lists the round holds (a sweep's
+        round holds a range of them), no hubs queued; a queue's hubs of the last round cleared."""
+        if s == ALL:
+            v0, v1 = source.round_vertices if source is not None else (0, self.run.n)
+            self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(v1 - v0)))
+        elif not first:
+            s.row[2] = 0
+
     def _demand(self, source, ids, row):
         if ids is _NULL:
             return None  # a sweep
-        return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, need)
+        return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), ids, row, need)
 
     def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
         push, hubs = self._functor_kernels(f)
         ids, row = self._set(input)
-        if input == ALL:
-            self.run.state["all_row"].fill(0)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
-            if i:  # the previous round's hubs are done; this round queues them again
-                (self.run.state["all_row"] if input == ALL else input.row)[2] = 0
+            self._round_set(input, source, row, i == 0)
             params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
@@ -110,6 +124,7 @@ class CudaOperators:
         ids, row = self._set(input)
         words = functor_words(args)
         candidates = source.sidecar(sidecar) if sidecar else None
+        self._round_set(input, None, row, True)
         if candidates is not None:
             self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, output.ids, output.address, _NULL, *words)
         count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), need, *words)
@@ -117,19 +132,25 @@ class CudaOperators:
             self._launch(pull, *source.params(table), ids, row, output.ids, output.address, _NULL, *words)
 
     def gather(self, f, args, source, weighted: bool, input) -> None:
-        (gather,) = self._functor_kernels(f)
+        kernels = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
+        scratch = (self.run.state[k] for k in ("hubs", "hub_first", "hub_sums"))
+        params = (ids, row, *scratch, *words)
         for table in source.rounds(self._demand(source, ids, row)):
-            self._launch(gather, *source.params(table), ids, row, *words)
+            self._round_set(input, source, row, False)  # the round's hubs, queued by the first kernel
+            for kernel in kernels:
+                self._launch(kernel, *source.params(table), *params)
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
-        self._launch(self._functor_kernels(f)[0], np.int64(self.run.n), ids, row, output.ids, output.address, *functor_words(args))
+        self._round_set(input, None, row, True)
+        self._launch(self._functor_kernels(f)[0], ids, row, output.ids, output.address, *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
-        self._launch(self._functor_kernels(f)[0], np.int64(self.run.n), ids, row, *functor_words(args))
+        self._round_set(input, None, row, True)
+        self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
 
     def start_frontier(self, frontier, vertex: int, edges: int) -> None:
         self._launch("frontier_start", frontier.queues, frontier.sizes, np.int64(len(frontier.sizes)), np.int64(vertex), np.int64(edges))

@@ -2,8 +2,8 @@
 
 Two queues of ids take turns (an iteration reads one and appends to the other), and each
 iteration has a row of sizes (``LevelSizes`` in kernels/cuda/operators.cuh: vertices, their
-out-edges, hubs, spare) that the kernels read and write themselves. So iterations can be launched
-back to back, and the host reads the sizes once per batch. ``marks`` de-duplicate an operator's
+out-edges, hubs, and a range's first vertex) that the kernels read and write themselves. So
+iterations can be launched back to back, and the host reads the sizes once per batch. ``marks`` de-duplicate an operator's
 output (a vertex is queued once however many edges reach it); ``bitmap`` is the frontier as a set,
 for pulls. On the CPU the same arrays are numpy arrays (marks and bitmap as booleans).
 """

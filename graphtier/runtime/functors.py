@@ -65,7 +65,7 @@ class Gather(Functor):
     apply: Callable
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
-        return (f"gather_kernel<{decoder}, {self.cuda}>",)
+        return (f"gather_kernel<{decoder}, {self.cuda}>", f"gather_hubs_kernel<{decoder}, {self.cuda}>", f"gather_apply_kernel<{self.cuda}>")
 
 
 @dataclass(frozen=True)

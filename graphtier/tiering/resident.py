@@ -42,6 +42,11 @@ class ResidentGraph:
         """Every list is in memory: no per-vertex sidecar to check before reading one."""
         return
 
+    @property
+    def round_vertices(self) -> tuple[int, int]:
+        """The one round holds every list."""
+        return 0, self.n_vertices
+
     def rounds(self, demand=None):
         """Every chunk is here: one round, the whole table."""
         yield self.table

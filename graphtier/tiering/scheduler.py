@@ -86,6 +86,12 @@ COUNTERS = (
 )
 
 
+def fixed_bytes(n_vertices: int, n_chunks: int) -> int:
+    """Device bytes a scheduler holds before any chunk: indptr, the round tables and the demand
+    counts (what a budget must leave it after the vertex state)."""
+    return 8 * (n_vertices + 1) + (TABLE_RING + 1) * n_chunks * TABLE_COLUMNS * 8
+
+
 @dataclass(frozen=True)
 class Sidecar:
     """A value per vertex that an algorithm derives from each chunk's decoded lists the first time
@@ -148,11 +154,11 @@ class Scheduler:
         if weights is not None:
             self.layout[:, WEIGHTS_START] = [pad8(int(b)) for b in self.chunk_bytes]
         slot_bytes = int(self.unit_bytes.max(initial=8))
-        self.table_bytes = (TABLE_RING + 1) * self.layout.nbytes  # round tables, and the demand counts
-        left = chunk_budget - self.table_bytes - indptr.nbytes  # what the device region may take
+        self.fixed_bytes = fixed_bytes(n_vertices, n)
+        left = chunk_budget - self.fixed_bytes  # what the device region may take
         if left < 0:
             raise ValueError(
-                f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.table_bytes + indptr.nbytes:,} bytes), and no chunk slot"
+                f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.fixed_bytes:,} bytes), and no chunk slot"
             )
         host_slots = min(n, host_budget // slot_bytes)
         if host_slots < 1:
@@ -172,6 +178,7 @@ class Scheduler:
         self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
         self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
+        self.round_vertices = (0, n_vertices)  # whose lists the round just yielded may hold (a sweep's: a range)
 
     def _allocate(self, left: int, slot_bytes: int) -> DevicePlan:
         """The largest plan within ``left`` bytes that the device can give, halving the budget
@@ -268,7 +275,7 @@ class Scheduler:
     @property
     def resident_bytes(self) -> int:
         """Device bytes the scheduler holds: indptr, the device region, the round tables."""
-        return self.indptr.nbytes + self.memory.device_bytes + self.table_bytes
+        return self.fixed_bytes + self.memory.device_bytes
 
     @property
     def host_bytes(self) -> int:
@@ -298,6 +305,7 @@ class Scheduler:
         kind) the edges the iteration will read per chunk, or is None for a sweep (every edge of
         every chunk). Static iterations leave the counts where they are, for ``take_stats``."""
         sweep = demand is None
+        self.round_vertices = (0, self.n_vertices)
         if sweep:
             demand = self._sweep
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
@@ -400,6 +408,7 @@ class Scheduler:
                 else:
                     break
                 c += 1
+            self.round_vertices = self._vertices(c - len(hits) - len(take), c)
             if in_place:
                 host = self._to_host(it, take)
                 it["zero_copy_chunks"] += len(take)
@@ -415,6 +424,14 @@ class Scheduler:
             it["device_misses"] += len(take)
             previous = hits + take
             yield from self._round(it, device, {})
+        self.round_vertices = (0, self.n_vertices)
+
+    def _vertices(self, c0: int, c1: int) -> tuple[int, int]:
+        """The vertices whose lists have edges in chunks [c0, c1)."""
+        indptr = self.host_indptr
+        v0 = int(np.searchsorted(indptr, c0 * self.chunk_edges, side="right")) - 1
+        v1 = int(np.searchsorted(indptr, c1 * self.chunk_edges, side="left"))
+        return max(v0, 0), min(v1, self.n_vertices)
 
     def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
         """Host slots of ``chunks``, reading the missing ones (and their weights) from the store,

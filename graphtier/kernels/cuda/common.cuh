@@ -65,9 +65,16 @@ __device__ __forceinline__ void append(u32* queue, u64* count, u32 u) {
     queue[base + __popc(mask & ((1u << lane_id()) - 1))] = u;
 }
 
+// The sum of every lane's x, on every lane, in one fixed order; all 32 lanes must call it.
+template <class T>
+__device__ __forceinline__ T warp_sum(T x) {
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(FULL_MASK, x, d);
+    return x;
+}
+
 // Adds every lane's x into *total with one atomic per warp; all 32 lanes must call it.
 __device__ __forceinline__ void warp_add(u64* total, u64 x) {
-    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(FULL_MASK, x, d);
+    x = warp_sum(x);
     if (lane_id() == 0 && x) atomicAdd(total, x);
 }
 

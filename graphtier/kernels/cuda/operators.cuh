@@ -28,7 +28,8 @@
 //   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
 //   filter    bool operator()(u32 v): v joins the output queue when true
 //   compute   void operator()(u32 v)
-// A vertex set is a queue `input` of in->frontier ids, or, with input null, every vertex 0..n-1.
+// A vertex set is a queue `input` of in->frontier ids, or, with input null, the in->frontier
+// vertices from in->first (every vertex, or those whose lists a sweep's round holds).
 #pragma once
 #include "common.cuh"
 
@@ -37,8 +38,8 @@
 struct LevelSizes {
     u64 frontier;  // vertices in the queue
     u64 edges;     // their out-edges (for BFS's direction switch)
-    u64 hubs;      // of the vertices being advanced, those left to advance_push_hubs
-    u64 spare;
+    u64 hubs;      // of the vertices being advanced, those left to the hub kernels
+    u64 first;     // a range's first vertex (input null)
 };
 
 // Whether functor F reads its Edge (then every format visits ids with their positions).
@@ -53,8 +54,8 @@ __host__ __device__ constexpr bool reads_edges_(...) {
 template <class F>
 constexpr bool reads_edges = reads_edges_<F>(0);
 
-__device__ __forceinline__ i64 set_size(const u32* input, const LevelSizes* in, i64 n) { return input ? i64(in->frontier) : n; }
-__device__ __forceinline__ u32 set_vertex(const u32* input, i64 i) { return input ? input[i] : u32(i); }
+__device__ __forceinline__ i64 set_size(const LevelSizes* in) { return i64(in->frontier); }
+__device__ __forceinline__ u32 set_vertex(const u32* input, const LevelSizes* in, i64 i) { return input ? input[i] : u32(in->first + i); }
 
 // visit(u, e) for the out-edges (v, u) at global edge positions [lo, hi), across the chunks that
 // hold them and are present, by the whole warp. Unless Format::random_access, [lo, hi) must cover
@@ -119,8 +120,8 @@ constexpr bool splits_hubs = Format::split_hubs && (Format::random_access || !re
 
 template <class Format, class F>
 __device__ void advance_push(const Graph& g, const u32* input, LevelSizes* in, u32* hubs, Output& out, const F& f) {
-    for (i64 i = global_warp(), n = set_size(input, in, g.n_vertices); i < n; i += warp_count()) {
-        u32 v = set_vertex(input, i);
+    for (i64 i = global_warp(), n = set_size(in); i < n; i += warp_count()) {
+        u32 v = set_vertex(input, in, i);
         i64 lo = g.indptr[v], hi = g.indptr[v + 1];
         if (splits_hubs<Format, F> && hi - lo > HUB_EDGES) {
             if (lane_id() == 0) hubs[atomicAdd(&in->hubs, u64(1))] = v;
@@ -156,14 +157,16 @@ __device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
     return n;
 }
 
-// Push, second kernel: the hubs' pieces, dealt round-robin over every warp in hub and chunk order.
-// Each warp walks the hub list 32 hubs at a time (a lane per hub, a scan of their piece counts),
-// so that a walk costs a few loads per 32 hubs, not per hub (kron24, top-down BFS read in place
-// from host memory on an H100: zero-copy CSR 340 -> 204 ms, ef 275 -> 123 ms).
-template <class Format, class F>
-__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, Output& out, const F& f) {
+// The hubs' pieces, dealt round-robin over every warp in hub and chunk order: piece(hub, c, lo,
+// hi, r, pieces, q) with the warp, for piece r of `pieces` of the hub's sub-list [lo, hi) in chunk
+// c (chunk-local), q its place among all the hubs' pieces. Each warp walks the hub list 32 hubs at
+// a time (a lane per hub, a scan of their piece counts), so that a walk costs a few loads per 32
+// hubs, not per hub (kron24, top-down BFS read in place from host memory on an H100: zero-copy
+// CSR 340 -> 204 ms, ef 275 -> 123 ms). With `first`, the warp that deals a group's first piece
+// writes where each of its hubs' pieces start.
+template <class Piece>
+__device__ void deal_hub_pieces(const Graph& g, const u32* hubs, u64 n_hubs, i64* first, Piece&& piece) {
     const i64 warps = warp_count(), me = global_warp();
-    const u64 n_hubs = in->hubs;
     const u32 lane = lane_id();
     i64 dealt = 0;  // pieces of the hubs before this group of 32
     for (u64 h0 = 0; h0 < n_hubs; h0 += 32) {
@@ -179,7 +182,9 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
             if (lane >= d) end += y;
         }
         i64 total = __shfl_sync(FULL_MASK, end, 31);
-        for (i64 q = ((me - dealt) % warps + warps) % warps; q < total; q += warps) {  // q: warp-uniform
+        i64 q = ((me - dealt) % warps + warps) % warps;  // warp-uniform
+        if (first && q == 0 && h0 + lane < n_hubs) first[h0 + lane] = dealt + end - mine;
+        for (; q < total; q += warps) {
             u32 owner = 0;  // the first lane whose inclusive sum passes q
             for (u32 b = 16; b; b >>= 1)
                 if (__shfl_sync(FULL_MASK, end, owner + b - 1) <= q) owner += b;
@@ -191,13 +196,7 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
                 e = min(b, start + g.chunk_edges);
                 i64 pieces = (e - a + PIECE_EDGES - 1) / PIECE_EDGES;
                 if (r < pieces) {
-                    if (g.present(c)) {
-                        const float* w = reads_edges<F> ? g.weights(c) : nullptr;
-                        for_each_piece<Format>(g, c, hub, a - start, e - start, r, pieces, [&](u32 u, u32 j) {
-                            if (f(hub, u, Edge{start + j, w + j})) out.push(u);
-                            return false;
-                        });
-                    }
+                    piece(hub, c, a - start, e - start, r, pieces, dealt + q);
                     break;
                 }
                 r -= pieces;
@@ -205,6 +204,20 @@ __device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSi
         }
         dealt += total;
     }
+}
+
+// Push, second kernel: the hubs' pieces.
+template <class Format, class F>
+__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, Output& out, const F& f) {
+    deal_hub_pieces(g, hubs, in->hubs, nullptr, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64 pieces, i64) {
+        if (!g.present(c)) return;
+        const i64 start = c * g.chunk_edges;
+        const float* w = reads_edges<F> ? g.weights(c) : nullptr;
+        for_each_piece<Format>(g, c, hub, lo, hi, r, pieces, [&](u32 u, u32 j) {
+            if (f(hub, u, Edge{start + j, w + j})) out.push(u);
+            return false;
+        });
+    });
     out.done();
 }
 
@@ -217,9 +230,9 @@ template <class Format, class F>
 __device__ void advance_pull(const Graph& g, const u32* input, const LevelSizes* in, Output& out, const F& f) {
     constexpr i64 peek = Format::peek_edges;
     constexpr bool P = reads_edges<F>;
-    for (i64 base = global_warp() * 32, n = set_size(input, in, g.n_vertices); base < n; base += warp_count() * 32) {
+    for (i64 base = global_warp() * 32, n = set_size(in); base < n; base += warp_count() * 32) {
         i64 m = base + lane_id();
-        u32 mine = m < n ? set_vertex(input, m) : 0;
+        u32 mine = m < n ? set_vertex(input, in, m) : 0;
         bool todo = m < n && g.degree(mine) > 0 && f.wanted(mine);
         bool adopted = false;
         i64 lo = 0, hi = 0;
@@ -265,18 +278,22 @@ __device__ void advance_pull(const Graph& g, const u32* input, const LevelSizes*
 }
 
 // Gather: every vertex u of the set with f.wanted(u) sums f(u, v, e) over its in-edges present
-// this round, then f.apply(u, sum); the warp shares a long list (a lane sums a short one alone).
-// Each chunk's share of a list is summed alone and the shares are added in chunk order, so rounds
-// of consecutive chunks (a sweep) give the sums of one pass bit for bit.
+// this round, then f.apply(u, sum); the warp shares a long list (a lane sums a short one alone),
+// and hubs go to gather_hubs. Each chunk's share of a list is summed alone and the shares are
+// added in chunk order, so rounds of consecutive chunks (a sweep) give the sums of one pass.
 template <class Format, class F>
-__device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, const F& f) {
+__device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u32* hubs, const F& f) {
     constexpr bool P = reads_edges<F>;
-    for (i64 base = global_warp() * 32, n = set_size(input, in, g.n_vertices); base < n; base += warp_count() * 32) {
+    for (i64 base = global_warp() * 32, n = set_size(in); base < n; base += warp_count() * 32) {
         i64 m = base + lane_id();
-        u32 mine = m < n ? set_vertex(input, m) : 0;
+        u32 mine = m < n ? set_vertex(input, in, m) : 0;
         bool todo = m < n && g.degree(mine) > 0 && f.wanted(mine);
         double sum = 0;
         i64 lo = todo ? g.indptr[mine] : 0, hi = todo ? g.indptr[mine + 1] : 0;
+        if (splits_hubs<Format, F> && hi - lo > HUB_EDGES) {
+            hubs[atomicAdd(&in->hubs, u64(1))] = mine;
+            todo = false;
+        }
         bool alone = todo && lane_sized<Format>(g, lo, hi);
         if (alone) for_each_edge_lane<Format, false, P>(g, mine, lo, hi, [&](u32 v, const Edge& e) { return sum += f(mine, v, e), false; });
         for (u32 pending = __ballot_sync(FULL_MASK, todo && !alone); pending; pending &= pending - 1) {
@@ -290,12 +307,48 @@ __device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, c
                 const float* w = P ? g.weights(c) : nullptr;
                 double share = 0;
                 Format::template for_each<false, P>(g, c, u, a - start, end - start, [&](u32 v, u32 j) { return share += f(u, v, Edge{start + j, w + j}), false; });
-                for (int d = 16; d > 0; d >>= 1) share += __shfl_xor_sync(FULL_MASK, share, d);
-                total += share;
+                total += warp_sum(share);
             }
             if (lane_id() == owner) sum = total;
         }
         if (todo) f.apply(mine, sum);
+    }
+}
+
+// Gather, second kernel: every hub piece's sum, at the piece's place in `sums`, by all warps (one
+// warp per hub left kron23's PageRank waiting on its largest hubs).
+template <class Format, class F>
+__device__ void gather_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, i64* first, double* sums, const F& f) {
+    deal_hub_pieces(g, hubs, in->hubs, first, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64 pieces, i64 q) {
+        double share = 0;
+        if (g.present(c)) {
+            const i64 start = c * g.chunk_edges;
+            const float* w = reads_edges<F> ? g.weights(c) : nullptr;
+            for_each_piece<Format>(g, c, hub, lo, hi, r, pieces, [&](u32 v, u32 j) { return share += f(hub, v, Edge{start + j, w + j}), false; });
+        }
+        share = warp_sum(share);
+        if (lane_id() == 0) sums[q] = share;
+    });
+}
+
+// Gather, third kernel: a warp per hub adds its pieces' sums chunk by chunk, in order, and applies.
+template <class F>
+__device__ void gather_hubs_apply(const Graph& g, const u32* hubs, const LevelSizes* in, const i64* first, const double* sums, const F& f) {
+    for (i64 h = global_warp(); h < i64(in->hubs); h += warp_count()) {
+        u32 u = hubs[h];
+        i64 q = first[h];
+        double total = 0;
+        for (i64 a = g.indptr[u], b = g.indptr[u + 1], end; a < b; a = end) {
+            i64 c = a / g.chunk_edges;
+            end = min(b, (c + 1) * g.chunk_edges);
+            i64 pieces = (end - a + PIECE_EDGES - 1) / PIECE_EDGES;
+            double share = 0;
+            for (i64 k = lane_id(); k < pieces; k += 32) share += sums[q + k];
+            share = warp_sum(share);
+            if (g.present(c)) total += share;
+            q += pieces;
+        }
+        if (lane_id() == 0) f.apply(u, total);
     }
 }
 
@@ -305,9 +358,9 @@ __device__ void gather(const Graph& g, const u32* input, const LevelSizes* in, c
 // wanted(u) again, skips it). The edge is not known there (id -1, no weight).
 template <class F>
 __device__ void pull_sidecar(const u32* candidates, i64 n, const u32* input, const LevelSizes* in, Output& out, const F& f) {
-    for (i64 base = global_warp() * 32, count = set_size(input, in, n); base < count; base += warp_count() * 32) {
+    for (i64 base = global_warp() * 32, count = set_size(in); base < count; base += warp_count() * 32) {
         i64 m = base + lane_id();
-        u32 u = m < count ? set_vertex(input, m) : 0;
+        u32 u = m < count ? set_vertex(input, in, m) : 0;
         bool todo = m < count && f.wanted(u);
         u32 v = todo ? candidates[u] : 0;
         if (todo && v < n && f(u, v, Edge{-1, nullptr})) {
@@ -371,9 +424,21 @@ __global__ void advance_pull_kernel(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUN
     advance_pull<Format>(g, input, in, o, functor_of<F>(FUNCTOR_ARGS));
 }
 
+#define GATHER_PARAMS GRAPH_PARAMS, SET_PARAMS, u32 *hubs, i64 *first, double *sums, FUNCTOR_PARAMS
+
 template <class Format, class F>
-__global__ void gather_kernel(GRAPH_PARAMS, SET_PARAMS, FUNCTOR_PARAMS) {
-    gather<Format>(GRAPH_ARGS, input, in, functor_of<F>(FUNCTOR_ARGS));
+__global__ void gather_kernel(GATHER_PARAMS) {
+    gather<Format>(GRAPH_ARGS, input, in, hubs, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class Format, class F>
+__global__ void gather_hubs_kernel(GATHER_PARAMS) {
+    gather_hubs<Format>(GRAPH_ARGS, hubs, in, first, sums, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class F>
+__global__ void gather_apply_kernel(GATHER_PARAMS) {
+    gather_hubs_apply(GRAPH_ARGS, hubs, in, first, sums, functor_of<F>(FUNCTOR_ARGS));
 }
 
 template <class F>
@@ -393,24 +458,24 @@ __global__ void pull_demand_kernel(const i64* indptr, i64 chunk_edges, i64 n_ver
 }
 
 template <class F>
-__global__ void filter_kernel(i64 n_vertices, SET_PARAMS, u32* out, LevelSizes* next, FUNCTOR_PARAMS) {
+__global__ void filter_kernel(SET_PARAMS, u32* out, LevelSizes* next, FUNCTOR_PARAMS) {
     F f = functor_of<F>(FUNCTOR_ARGS);
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) {
-        u32 v = set_vertex(input, i);
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(in); i < n; i += i64(gridDim.x) * blockDim.x) {
+        u32 v = set_vertex(input, in, i);
         if (f(v)) append(out, &next->frontier, v);
     }
 }
 
 template <class F>
-__global__ void compute_kernel(i64 n_vertices, SET_PARAMS, FUNCTOR_PARAMS) {
+__global__ void compute_kernel(SET_PARAMS, FUNCTOR_PARAMS) {
     F f = functor_of<F>(FUNCTOR_ARGS);
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) f(set_vertex(input, i));
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(in); i < n; i += i64(gridDim.x) * blockDim.x) f(set_vertex(input, in, i));
 }
 
 // Push demand: exact, the set's out-edges per chunk.
-extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, i64 n_vertices, SET_PARAMS, u64* demand) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(input, in, n_vertices); i < n; i += i64(gridDim.x) * blockDim.x) {
-        u32 v = set_vertex(input, i);
+extern "C" __global__ void push_demand(const i64* indptr, i64 chunk_edges, SET_PARAMS, u64* demand) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(in); i < n; i += i64(gridDim.x) * blockDim.x) {
+        u32 v = set_vertex(input, in, i);
         add_demand(chunk_edges, indptr[v], indptr[v + 1], EVERY_EDGE, demand);
     }
 }
@@ -421,6 +486,11 @@ extern "C" __global__ void frontier_start(u32* queue, LevelSizes* sizes, i64 row
     for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += i64(gridDim.x) * blockDim.x)
         sizes[i] = i == 0 ? LevelSizes{vertex >= 0 ? 1ull : 0ull, u64(edges), 0, 0} : LevelSizes{};
     if (blockIdx.x == 0 && threadIdx.x == 0 && vertex >= 0) queue[0] = u32(vertex);
+}
+
+// A range set's row: `count` vertices from `first`, no hubs queued yet.
+extern "C" __global__ void set_range(LevelSizes* row, i64 first, i64 count) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *row = LevelSizes{u64(count), 0, 0, u64(first)};
 }
 
 // A queue as a bitmap (bits must be zero), set with atomicOr; and its marks cleared again.
@@ -446,12 +516,14 @@ extern "C" __global__ void clear_bitmap(SET_PARAMS, u32* bits) {
     template __global__ void advance_push_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
     template __global__ void advance_hubs_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_PULL_1(Format, F) template __global__ void advance_pull_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS);
-#define INSTANTIATE_GATHER_1(Format, F) template __global__ void gather_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_GATHER_1(Format, F)                             \
+    template __global__ void gather_kernel<Format, F>(GATHER_PARAMS); \
+    template __global__ void gather_hubs_kernel<Format, F>(GATHER_PARAMS);
 #define INSTANTIATE_ADVANCE(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_ADVANCE_1, F)
-#define INSTANTIATE_GATHER(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_1, F)
+#define INSTANTIATE_GATHER(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_1, F) template __global__ void gather_apply_kernel<F>(GATHER_PARAMS);
 #define INSTANTIATE_PULL(F)                                                                                                   \
     FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
     template __global__ void pull_sidecar_kernel<F>(const u32*, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
     template __global__ void pull_demand_kernel<F>(const i64*, i64, i64, u64*, FUNCTOR_PARAMS);
-#define INSTANTIATE_FILTER(F) template __global__ void filter_kernel<F>(i64, SET_PARAMS, u32*, LevelSizes*, FUNCTOR_PARAMS);
-#define INSTANTIATE_COMPUTE(F) template __global__ void compute_kernel<F>(i64, SET_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_FILTER(F) template __global__ void filter_kernel<F>(SET_PARAMS, u32*, LevelSizes*, FUNCTOR_PARAMS);
+#define INSTANTIATE_COMPUTE(F) template __global__ void compute_kernel<F>(SET_PARAMS, FUNCTOR_PARAMS);

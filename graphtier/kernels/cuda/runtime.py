@@ -66,6 +66,11 @@ class DeviceGraph:
         """Every list is on the device: no per-vertex sidecar to check before reading one."""
         return
 
+    @property
+    def round_vertices(self) -> tuple[int, int]:
+        """The one round holds every list."""
+        return 0, self.n_vertices
+
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
         import cupy
