@@ -14,6 +14,7 @@ from dask.utils import parse_bytes
 from .. import store as schema
 from .._version import __version__
 from ..codecs import FORMATS
+from ..errors import EmptyGraphError
 from ..partition.order import ORDERS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
@@ -41,6 +42,7 @@ def build(
     memory_budget: int | str | None = None,
     reverse: bool = False,
     overwrite: bool = False,
+    allow_empty: bool = False,
     progress: bool | None = None,
 ) -> Graph:
     """Build a graph store from ``source`` and open it.
@@ -52,7 +54,9 @@ def build(
     interpreter and libraries (about 130 MB) or 16 bytes per vertex for degrees and ``indptr``.
     ``order`` renumbers the vertices for locality ("natural", "degree", "bfs", "rcm", "llp");
     results are still reported in the input's ids. ``reverse`` also stores the transposed graph
-    (for pull traversals). The store appears only once it is complete.
+    (for pull traversals). The store appears only once it is complete. An input that leaves no
+    edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
+    a graph.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
@@ -83,6 +87,8 @@ def build(
         layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": dtype, "weighted": part.weighted, "n_vertices": part.n_vertices}
         transposer = Transposer(spill_dir=scratch, memory_budget=budget, weighted=part.weighted) if reverse else None
         forward = write_adjacency(group, part.edges(), tee=transposer, **layout)
+        if not forward["n_edges"] and not allow_empty:
+            raise EmptyGraphError(_no_edges(part.stats), file=edges.name)
         if transposer is not None:
             rev = group.create_group(schema.REVERSE)
             rev.attrs.update(write_adjacency(rev, transposer.edges(), **layout))
@@ -111,6 +117,13 @@ def build(
             }
         )
     return open_graph(store)
+
+
+def _no_edges(stats: dict) -> str:
+    read, loops = stats["edges_read"], stats["self_loops_removed"]
+    if not read:
+        return "the input holds no edges"
+    return f"no edges are left of the {read:,} read ({loops:,} self-loops dropped)"
 
 
 def _input_paths(source, provenance: dict) -> list[str]:
