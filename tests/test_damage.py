@@ -52,7 +52,7 @@ def _reverse_edges_changed(store):
 CASES = [
     ("root-metadata-missing", lambda s: d.drop_metadata(s, ""), EVERY),
     ("root-metadata-garbled", lambda s: d.garble_metadata(s, ""), EVERY),
-    *[(f"{a}-metadata-{how}", lambda s, a=a, f=f: f(s, a), EVERY) for a in d.ARRAYS for how, f in (("missing", d.drop_metadata), ("garbled", d.garble_metadata))],
+    *[(f"{a}-metadata-{how}", lambda s, a=a, f=f: f(s, a), EVERY) for a in ("reverse", *d.ARRAYS) for how, f in (("missing", d.drop_metadata), ("garbled", d.garble_metadata))],
     *[
         (f"{a}-chunk-{how}", lambda s, a=a, f=f: f(s, a, 1 if a.endswith("adj") else 0), readers(a) | ({"info"} if a.endswith("adj") and how != "flipped" else set()))
         for a in d.ARRAYS

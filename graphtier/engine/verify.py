@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import zarr
+from tqdm.auto import tqdm
 
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError
@@ -83,15 +84,13 @@ def verify(store: str | os.PathLike | Graph, *, progress: bool | None = None) ->
     if any(where == "zarr.json" for where, _ in layout):
         return report  # the attributes that describe the arrays are themselves wrong
     graph = store if isinstance(store, Graph) else Graph(group, report.store)
-    damaged = {where.partition("/")[0] if where.startswith(schema.REVERSE) else "" for where, _ in layout}
-    parts = [r for r in (False, True) if (schema.REVERSE if r else "") not in damaged and (not r or graph.has_reverse)]
+    damaged = {where.startswith(schema.REVERSE) for where, _ in layout}  # parts left out: their arrays do not open
+    parts = [r for r in (False, True) if r not in damaged and (not r or graph.has_reverse)]
     show = sys.stderr.isatty() if progress is None else progress
-    from tqdm import tqdm
-
     total = sum(graph.chunks(r).n_chunks * (2 if graph.weighted else 1) for r in parts)
     with tqdm(desc="verifying", total=total, unit=" chunks", file=sys.stderr, disable=not show, leave=False) as bar:
         sums = {r: _check_part(graph, r, report, bar) for r in parts}
-    if "" not in damaged:
+    if False not in damaged:
         _check_perm(graph, report)
     if len(sums) == 2 and None not in sums.values():
         _check_transpose(graph, sums[False], sums[True], report)
