@@ -262,6 +262,8 @@ def open_group(target: str | os.PathLike, *, check: bool = True) -> zarr.Group:
         group = zarr.open_group(store, mode="r")
     except (FileNotFoundError, zarr.errors.GroupNotFoundError) as e:
         raise StoreError(f"{target} is not a zarr group (no group's zarr.json at its root): {e}") from e
+    except zipfile.BadZipFile as e:
+        raise StoreError(f"{target} is not a readable zip file: {e}") from e
     except BAD_METADATA as e:
         raise StoreError(f"{target}: zarr.json is unreadable: {type(e).__name__}: {e}") from e
     version = group.attrs.get("graphtier_schema")

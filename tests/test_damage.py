@@ -1,6 +1,7 @@
-"""Every kind of damage to a store, through ``info``, every algorithm command and ``verify``: a
-command that reads the damaged part exits 4 naming the store, the array and the chunk (no
-traceback), one that does not read it succeeds, and ``verify`` always finds it."""
+"""Every kind of damage to a store, through ``info``, every algorithm command, ``recode`` and
+``verify``: a command that reads the damaged part exits 4 naming the store, the array and the chunk
+(no traceback, and no recoded store), one that does not read it succeeds, and ``verify`` always
+finds it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ READS = {
     "sssp": set(d.ARRAYS),  # parents are pulled over the stored reverse, with its weights
     "pagerank": {"indptr", "perm", "reverse/adj", "reverse/indptr"},  # pulls over in-edges
     "cc": {"adj", "indptr", "perm"},
+    "recode": set(d.ARRAYS),  # through the same checks as a query's loads
 }
-EVERY = {"info", *ALGORITHMS, "verify"}
+EVERY = {"info", *READS, "verify"}
 
 
 def readers(*arrays: str) -> set[str]:
@@ -100,14 +102,16 @@ def test_pristine_store_passes_every_command(pristine, capsys):
 def test_damage(pristine, tmp_path, capsys, damage, fails):
     store, (array, chunk) = d.damaged_copy(pristine, tmp_path / "d.gt", damage)
     named = f"{array} chunk {chunk}" if chunk is not None else (array or "zarr.json")
-    commands = {"info": [], **ALGORITHMS}
+    copy = tmp_path / "r.gt"
+    commands = {"info": [], **{name: [*extra, "--device", "cpu"] for name, extra in ALGORITHMS.items()}, "recode": [copy, "--chunk-edges", 2 * CHUNK_EDGES]}
     for name, extra in commands.items():
-        code, _, err = run(capsys, name, store, *extra, *(["--device", "cpu"] if name != "info" else []))
+        code, _, err = run(capsys, name, store, *extra)
         if name in fails:
             assert code == 4, (name, err)
             assert str(store) in err and named in err, (name, err)
         else:
             assert code == 0, (name, err)
+    assert copy.exists() == ("recode" not in fails)
     code, out, err = run(capsys, "verify", store, "--json")
     report = json.loads(out)
     assert code == 4 and not report["ok"] and not err

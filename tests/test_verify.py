@@ -81,6 +81,15 @@ def test_zip_and_url_stores(tmp_path):
     assert gt.build(edges, url, chunk_edges=8, reverse=True, progress=False).verify(progress=False).ok
 
 
+def test_truncated_zip(tmp_path, capsys):
+    gt.build(gt.generators.grid(4, 5), tmp_path / "g.zip", chunk_edges=8, progress=False)
+    (tmp_path / "t.zip").write_bytes((tmp_path / "g.zip").read_bytes()[:300])
+    for command in ("info", "verify"):
+        assert main([command, str(tmp_path / "t.zip")]) == 4
+        out = capsys.readouterr()
+        assert f"{tmp_path / 't.zip'} is not a readable zip file" in out.err + out.out
+
+
 def test_missing_store(tmp_path):
     report = gt.verify(tmp_path / "none.gt")
     assert not report.ok and "none.gt" in str(report.problems[0])

@@ -18,8 +18,11 @@ from ..errors import EmptyGraphError
 from ..partition.order import ORDERS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
+from ..tiering.resident import validated, validated_weights
 from .graph import Graph
 from .graph import open as open_graph
+
+RECODE_BATCH = 4  # source chunks in memory at a time
 
 
 def default_memory_budget() -> int:
@@ -158,27 +161,33 @@ def recode(
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
     layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": old.id_dtype, "weighted": old.weighted, "n_vertices": old.n_vertices}
     with schema.staged_store(store, overwrite=overwrite, inputs=[old.location]) as group:
-        facts = _copy_adjacency(old.group, group, layout)
+        facts = _copy_adjacency(old, False, group, layout)
         if old.has_reverse:
             rev = group.create_group(schema.REVERSE)
-            rev.attrs.update(_copy_adjacency(old.group[schema.REVERSE], rev, layout))
+            rev.attrs.update(_copy_adjacency(old, True, rev, layout))
         if old.perm is not None:
             schema.write_vector(group, schema.PERM, old.perm)
         group.attrs.update({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 
 
-def _copy_adjacency(src: zarr.Group, dst: zarr.Group, layout: dict) -> dict:
-    rows = src[schema.ADJ]
-    weights = src.get(schema.WEIGHTS, None)
-    step = rows.chunks[0] * 4  # a few source chunks in memory at a time
+def _copy_adjacency(old: Graph, reverse: bool, into: zarr.Group, layout: dict) -> dict:
+    """Copy one part of ``old`` (the graph, or its reverse) a few chunks at a time, each through the
+    checks a query's load makes, so that a damaged source stops the copy naming its chunk rather
+    than passing on what Zarr reads for it (fill values for a missing chunk)."""
+    chunks, codec, indptr = old.chunks(reverse), old.codec, old.indptr(reverse)
+    weights = old.weight_store(reverse) if old.weighted else None
 
     def blocks() -> Iterator[Edges]:
-        for i in range(0, rows.shape[0], step):
-            block = rows[i : i + step]
-            yield block[:, 0], block[:, 1], (weights[i : i + step] if weights is not None else None)
+        for lo in range(0, chunks.n_chunks, RECODE_BATCH):
+            ids = range(lo, min(lo + RECODE_BATCH, chunks.n_chunks))
+            values = weights.read(ids)[0] if weights is not None else [None] * len(ids)
+            for c, blob, w in zip(ids, chunks.read(ids), values):
+                h, offsets, dst = validated(chunks, codec, c, blob, indptr, old.n_vertices, old.chunk_edges, old.id_dtype)
+                src = np.repeat(np.arange(h.first_src, h.first_src + h.n_local, dtype=dst.dtype), np.diff(offsets))
+                yield src, dst, (validated_weights(weights, c, w, h.n_edges) if weights is not None else None)
 
-    return write_adjacency(dst, blocks(), **{**layout, "weighted": weights is not None})
+    return write_adjacency(into, blocks(), **{**layout, "weighted": weights is not None})
 
 
 def write_adjacency(
