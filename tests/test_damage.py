@@ -59,6 +59,7 @@ CASES = [
         (f"{a}-chunk-{how}", lambda s, a=a, f=f: f(s, a, 1 if a.endswith("adj") else 0), readers(a) | ({"info"} if a.endswith("adj") and how != "flipped" else set()))
         for a in d.ARRAYS
         for how, f in (("missing", d.drop_chunk), ("truncated", d.truncate_chunk), ("flipped", d.flip_byte))
+        if how != "truncated" or a.endswith("adj")  # a vector's truncated chunk fails its checksum as a flipped byte does
     ],
     ("adj-header-version", lambda s: d.set_header(s, "adj", 1, "version", 1), readers("adj") | {"info"}),
     ("adj-header-edges", lambda s: d.set_header(s, "adj", 1, "n_edges", 1), readers("adj")),
