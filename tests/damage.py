@@ -67,6 +67,12 @@ def flip_byte(store: Path, array: str, c: int) -> tuple[str, int]:
     return array, c
 
 
+def cut_chunk(store: Path, array: str, c: int) -> tuple[str, int]:
+    """The chunk loses its last 3 bytes, its checksum recomputed."""
+    rewrite(store, array, c, body(store, array, c)[:-3])
+    return array, c
+
+
 def set_header(store: Path, array: str, c: int, field: str, delta: int) -> tuple[str, int]:
     """Add ``delta`` to one field of an ``adj`` chunk's header (checksum kept right)."""
     data = body(store, array, c)

@@ -61,6 +61,8 @@ CASES = [
         for how, f in (("missing", d.drop_chunk), ("truncated", d.truncate_chunk), ("flipped", d.flip_byte))
         if how != "truncated" or a.endswith("adj")  # a vector's truncated chunk fails its checksum as a flipped byte does
     ],
+    ("adj-chunk-cut-checksum-right", lambda s: d.cut_chunk(s, "adj", 1), readers("adj") | {"info"}),
+    ("weights-chunk-cut-checksum-right", lambda s: d.cut_chunk(s, "weights", 1), readers("weights")),
     ("adj-header-version", lambda s: d.set_header(s, "adj", 1, "version", 1), readers("adj") | {"info"}),
     ("adj-header-edges", lambda s: d.set_header(s, "adj", 1, "n_edges", 1), readers("adj")),
     ("reverse-adj-header-first-source", lambda s: d.set_header(s, "reverse/adj", 2, "first_src", 1), readers("reverse/adj")),

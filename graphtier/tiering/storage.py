@@ -143,7 +143,7 @@ class WeightStore:
     def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
         """As ``read`` without the byte count, but a chunk that cannot be read gives its error in its place."""
         if self.raw:
-            return [b if isinstance(b, Exception) else b.view("<f4") for b in self._chunks.read_each(chunk_ids)]
+            return [self._floats(c, b) for c, b in zip(chunk_ids, self._chunks.read_each(chunk_ids))]
         out = []
         for c in chunk_ids:
             try:
@@ -151,6 +151,13 @@ class WeightStore:
             except CorruptChunkError as e:
                 out.append(e)
         return out
+
+    def _floats(self, c: int, blob: np.ndarray | Exception) -> np.ndarray | Exception:
+        if isinstance(blob, Exception):
+            return blob
+        if len(blob) % 4:
+            return self.corrupt(f"holds {len(blob)} bytes, not a whole number of float32 weights", c)
+        return blob.view("<f4")
 
 
 def decoded_chunk(chunks: ChunkStore, c: int) -> np.ndarray:
