@@ -14,7 +14,9 @@ from .engine import (
     ConvergenceError,
     Graph,
     PageRankResult,
+    Problem,
     SSSPResult,
+    VerifyReport,
     bfs,
     build,
     connected_components,
@@ -23,8 +25,9 @@ from .engine import (
     recode,
     sssp,
     validate_bfs_tree,
+    verify,
 )
-from .errors import CorruptChunkError, DeviceError, GraphtierError, InputError, StoreError
+from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError
 from .partition import generators
 
 __all__ = [
@@ -35,12 +38,15 @@ __all__ = [
     "ConvergenceError",
     "CorruptChunkError",
     "DeviceError",
+    "EmptyGraphError",
     "Graph",
     "GraphtierError",
     "InputError",
     "PageRankResult",
+    "Problem",
     "SSSPResult",
     "StoreError",
+    "VerifyReport",
     "__version__",
     "bfs",
     "build",
@@ -51,4 +57,5 @@ __all__ = [
     "recode",
     "sssp",
     "validate_bfs_tree",
+    "verify",
 ]

@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, bfs, sssp, pagerank, cc and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc and demo.
 
 Exit codes: 0 success, 2 bad arguments, 3 bad input data, 4 a store that is missing, exists
 already, or is corrupt, 130 interrupted.
@@ -19,7 +19,7 @@ import numpy as np
 import graphtier as gt
 
 from .codecs import FORMATS
-from .errors import CorruptChunkError, DeviceError, InputError, StoreError, StoreExistsError
+from .errors import CorruptChunkError, DeviceError, EmptyGraphError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
 
@@ -69,8 +69,14 @@ def _build(args, source, store):
         memory_budget=args.memory_budget,
         reverse=args.reverse,
         overwrite=args.overwrite,
+        allow_empty=args.allow_empty,
         progress=None if not args.json else False,
     )
+
+
+def _bits(value: float | None) -> str:
+    """Bits per edge as printed; a graph without edges has none to divide by."""
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def cmd_convert(args) -> None:
@@ -82,7 +88,7 @@ def cmd_convert(args) -> None:
     _emit(
         args,
         {**info, "seconds": seconds, "edges_read_per_second": rate},
-        f"{g}\nbuilt in {seconds:.2f} s ({rate / 1e6:.1f} M input edges/s), {info['bits_per_edge']['total']:.2f} bits per edge in all",
+        f"{g}\nbuilt in {seconds:.2f} s ({rate / 1e6:.1f} M input edges/s), {_bits(info['bits_per_edge']['total'])} bits per edge in all",
     )
 
 
@@ -91,13 +97,13 @@ def cmd_recode(args) -> None:
     g = gt.recode(args.source, args.store, format=args.format, chunk_edges=args.chunk_edges, overwrite=args.overwrite)
     seconds = time.perf_counter() - t
     info = g.info()
-    _emit(args, {**info, "seconds": seconds}, f"{g}\nrecoded in {seconds:.2f} s, {info['bits_per_edge']['total']:.2f} bits per edge in all")
+    _emit(args, {**info, "seconds": seconds}, f"{g}\nrecoded in {seconds:.2f} s, {_bits(info['bits_per_edge']['total'])} bits per edge in all")
 
 
 def cmd_info(args) -> None:
     info = gt.open(args.store).info()
     if args.json:
-        _emit(args, info, "")
+        _emit(args, {**info, "chunks_verified": False}, "")
         return
     b, deg = info["bits_per_edge"], info["degree"]
     lines = [
@@ -106,10 +112,17 @@ def cmd_info(args) -> None:
         f"vertices     {info['n_vertices']:,}",
         f"edges        {info['n_edges']:,} ({'directed' if info['directed'] else 'symmetric'}, {'weighted' if info['weighted'] else 'unweighted'})",
         f"degree       max {deg['max']:,}, mean {deg['mean']:.2f}",
-        f"bits/edge    payload {b['payload']:.2f}, index {b['index']:.2f}, indptr {b['indptr']:.2f}, total {b['total']:.2f}",
+        "bits/edge    " + (", ".join(f"{k} {_bits(b[k])}" for k in ("payload", "index", "indptr", "total")) if info["n_edges"] else "n/a (no edges)"),
         f"reverse      {'yes' if 'reverse' in info else 'no'}",
+        f"verified     no: info reads the metadata and chunk headers only; graphtier verify {args.store} reads every chunk",
     ]
     print("\n".join(lines))
+
+
+def cmd_verify(args) -> int:
+    report = gt.verify(args.store, progress=False if args.json else None)
+    _emit(args, report.to_dict(), str(report))
+    return 0 if report.ok else EXIT_STORE
 
 
 def _size(text: str) -> str:
@@ -297,6 +310,7 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--memory-budget", default=None, help="memory for sorting, e.g. 2GiB (default: a quarter of RAM, at most 8 GiB)")
     conv.add_argument("--reverse", action="store_true", help="also store the transposed graph (enables pull BFS)")
     conv.add_argument("--overwrite", action="store_true", help="replace an existing store")
+    conv.add_argument("--allow-empty", action="store_true", help="build a graph without edges from an input that leaves none")
 
     rec = command("recode", cmd_recode, "copy a store into another format or chunk size, chunk by chunk")
     rec.add_argument("source", help="existing store")
@@ -307,6 +321,9 @@ def _parser() -> argparse.ArgumentParser:
 
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")
     info.add_argument("store")
+
+    check = command("verify", cmd_verify, "read every chunk of a store and list every problem (exit 4 if any)")
+    check.add_argument("store")
 
     def algorithm(name: str, fn, help: str, out: str) -> argparse.ArgumentParser:
         sp = command(name, fn, help)
@@ -346,7 +363,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        args.func(args)
+        code = args.func(args)
+    except EmptyGraphError as e:
+        print(f"graphtier: bad input: {e.file}: {e.finding} (pass --allow-empty to build an empty graph)", file=sys.stderr)
+        return EXIT_INPUT
     except InputError as e:
         print(f"graphtier: bad input: {e}", file=sys.stderr)
         return EXIT_INPUT
@@ -367,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("graphtier: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return 0
+    return code or 0
 
 
 if __name__ == "__main__":

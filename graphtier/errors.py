@@ -20,15 +20,18 @@ class InputError(GraphtierError, ValueError):
 
 
 class CorruptChunkError(GraphtierError, ValueError):
-    """Encoded chunk bytes that fail validation; names the array and chunk."""
+    """Encoded chunk bytes that fail validation; names the store, the array and the chunk (``detail``
+    is the finding without them)."""
 
-    def __init__(self, message: str, *, array: str | None = None, chunk: int | None = None):
-        where = ""
+    def __init__(self, message: str, *, array: str | None = None, chunk: int | None = None, store: str | None = None):
+        where = f"{store}: " if store is not None else ""
         if array is not None:
-            where = f"{array} chunk {chunk}: " if chunk is not None else f"{array}: "
+            where += f"{array} chunk {chunk}: " if chunk is not None else f"{array}: "
         super().__init__(where + message)
         self.array = array
         self.chunk = chunk
+        self.store = store
+        self.detail = message
 
 
 class StoreError(GraphtierError):
@@ -42,6 +45,16 @@ class StoreExistsError(StoreError, FileExistsError):
     def __init__(self, path: str):
         super().__init__(f"{path} already exists (pass overwrite=True to replace it)")
         self.path = path
+
+
+class EmptyGraphError(InputError):
+    """An input that leaves no edges, refused unless an empty graph was asked for (``allow_empty``)
+    so that a wrong file or filter is not taken for a graph. ``finding`` lets the command line word
+    its own advice (``--allow-empty``)."""
+
+    def __init__(self, finding: str, *, file: str | None = None):
+        super().__init__(f"{finding} (pass allow_empty=True to build an empty graph)", file=file)
+        self.finding = finding
 
 
 class DestinationError(StoreError):

@@ -29,6 +29,10 @@ from .errors import DestinationError, StoreError, StoreExistsError
 SCHEMA_VERSION = 1
 ADJ, INDPTR, WEIGHTS, PERM, REVERSE = "adj", "indptr", "weights", "perm", "reverse"
 VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
+# Zarr skips chunks that hold only the fill value and reads them back as such, so a lost chunk
+# would pass for zeros; stores hold every chunk of indptr, perm and weights, and a missing one is damage.
+EVERY_CHUNK = {"write_empty_chunks": True}
+BAD_METADATA = (ValueError, TypeError, KeyError, OSError)  # what Zarr raises for a zarr.json it cannot read, or that is no JSON or not its metadata
 _ONLY_STORES = "only a graphtier store (a Zarr v3 group with graphtier_schema) is ever replaced"
 
 # indptr and perm use numcodecs' delta filter through Zarr; its reminder that such codecs are outside
@@ -241,8 +245,9 @@ def _swap(move, exists, new, target, aside) -> None:
         raise
 
 
-def open_group(target: str | os.PathLike) -> zarr.Group:
-    """Open a graph store read-only: a directory, a ``.zip`` file or an fsspec URL."""
+def open_group(target: str | os.PathLike, *, check: bool = True) -> zarr.Group:
+    """Open a graph store read-only: a directory, a ``.zip`` file or an fsspec URL. With ``check``,
+    every array the attributes promise must be there, readable and of the promised shape."""
     if is_url(target):
         store = zarr.storage.FsspecStore.from_url(str(target), read_only=True)
     elif _is_zip(target):
@@ -256,11 +261,101 @@ def open_group(target: str | os.PathLike) -> zarr.Group:
     try:
         group = zarr.open_group(store, mode="r")
     except (FileNotFoundError, zarr.errors.GroupNotFoundError) as e:
-        raise StoreError(f"{target} is not a zarr group: {e}") from e
+        raise StoreError(f"{target} is not a zarr group (no group's zarr.json at its root): {e}") from e
+    except zipfile.BadZipFile as e:
+        raise StoreError(f"{target} is not a readable zip file: {e}") from e
+    except BAD_METADATA as e:
+        raise StoreError(f"{target}: zarr.json is unreadable: {type(e).__name__}: {e}") from e
     version = group.attrs.get("graphtier_schema")
     if version != SCHEMA_VERSION:
         raise StoreError(f"{target} is not a graphtier store of schema {SCHEMA_VERSION} (found {version!r})")
+    if check:
+        problems = layout_problems(group)
+        if problems:
+            raise StoreError(f"{target}: " + "; ".join(f"{where}: {what}" for where, what in problems) + " (graphtier verify lists every problem)")
     return group
+
+
+# The group attributes every store has, and their JSON types (bool is no int here).
+ATTRIBUTES = {"n_vertices": int, "n_edges": int, "directed": bool, "weighted": bool, "format": str, "chunk_edges": int, "id_dtype": str, "vertex_order": str, "degree": dict, "build": dict}
+
+
+def _has_type(value, kind: type) -> bool:
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def layout_problems(group: zarr.Group) -> list[tuple[str, str]]:
+    """(where, what) for every attribute or array that a store of this schema lacks, cannot read or
+    holds in the wrong shape, type or codec: what opening a store checks before any chunk is read,
+    so that a damaged store fails there with a message rather than deep inside a query."""
+    attrs = group.attrs
+    problems = [("zarr.json", f"attribute {name} is {attrs.get(name)!r}, not of type {kind.__name__}") for name, kind in ATTRIBUTES.items() if not _has_type(attrs.get(name), kind)]
+    if problems:
+        return problems
+    n_vertices, chunk_edges, fmt, dtype = attrs["n_vertices"], attrs["chunk_edges"], attrs["format"], attrs["id_dtype"]
+    if fmt not in graph_codecs.FORMATS:
+        problems.append(("zarr.json", f"format {fmt!r} is none of {', '.join(graph_codecs.FORMATS)}"))
+    if n_vertices < 0 or chunk_edges < 1 or attrs["n_edges"] < 0:
+        problems.append(("zarr.json", f"n_vertices {n_vertices}, n_edges {attrs['n_edges']} or chunk_edges {chunk_edges} out of range"))
+    elif dtype != id_dtype(n_vertices).name:
+        problems.append(("zarr.json", f"id_dtype {dtype} does not suit {n_vertices} vertices ({id_dtype(n_vertices).name})"))
+    if problems:
+        return problems
+    parts = [(group, attrs["n_edges"])]
+    reverse, found = _node(group, REVERSE, zarr.Group)
+    if found is not None:
+        problems.append(found)
+    elif reverse is not None:
+        if _has_type(reverse.attrs.get("n_edges"), int):
+            parts.append((reverse, reverse.attrs["n_edges"]))
+        else:
+            problems.append((REVERSE + "/zarr.json", f"attribute n_edges is {reverse.attrs.get('n_edges')!r}, not of type int"))
+    for part, n_edges in parts:
+        expected = {ADJ: ((n_edges, 2), dtype, (chunk_edges, 2)), INDPTR: ((n_vertices + 1,), "uint64", None)}
+        if attrs["weighted"]:
+            expected[WEIGHTS] = ((n_edges,), "float32", (chunk_edges,))
+        if part is group and (attrs["vertex_order"] != "natural" or attrs.get("relabelled") or _listing(group, PERM)):
+            expected[PERM] = ((n_vertices,), "uint64", None)
+        for name, (shape, dt, chunks) in expected.items():
+            array, found = _node(part, name, zarr.Array)
+            where = posixpath.join(part.path, name)
+            if found is not None:
+                problems.append(found)
+            elif array is None:
+                problems.append((where, f"missing ({where}/zarr.json is not in the store)"))
+            elif array.shape != shape or array.dtype != np.dtype(dt) or (chunks is not None and array.chunks != chunks):
+                problems.append((where, f"is {array.shape} {array.dtype} in chunks of {array.chunks}, the store's attributes say {shape} {dt}" + (f" in chunks of {chunks}" if chunks else "")))
+            elif name == ADJ and getattr(array.metadata.codecs[0], "name", None) != f"graphtier.{fmt}":
+                problems.append((where, f"is encoded with {array.metadata.codecs[0]}, not the store's format {fmt}"))
+    return problems
+
+
+def _listing(group: zarr.Group, name: str) -> list[str]:
+    """What the store holds directly under ``name`` in ``group`` (empty: nothing is there)."""
+    from zarr.core.sync import sync
+
+    async def entries():
+        return [e async for e in group.store_path.store.list_dir(posixpath.join(group.path, name))]
+
+    return sync(entries())
+
+
+def _node(group: zarr.Group, name: str, kind: type) -> tuple[zarr.Array | zarr.Group | None, tuple[str, str] | None]:
+    """(the node ``name`` of ``group``, None); (None, None) when nothing is stored under that name;
+    (None, a problem) when something is, but not a readable node of ``kind``."""
+    where = posixpath.join(group.path, name)
+    entries = _listing(group, name)
+    if not entries:
+        return None, None
+    if "zarr.json" not in entries:
+        return None, (where, f"{where}/zarr.json is missing")
+    try:
+        node = group[name]
+    except BAD_METADATA as e:
+        return None, (where, f"{where}/zarr.json is unreadable: {type(e).__name__}: {e}")
+    if not isinstance(node, kind):
+        return None, (where, f"{where}/zarr.json describes a {type(node).__name__}, not a {kind.__name__}")
+    return node, None
 
 
 def id_dtype(n_vertices: int) -> np.dtype:
@@ -284,7 +379,7 @@ def create_adj(group: zarr.Group, *, fmt: str, chunk_edges: int, dtype: np.dtype
 def create_weights(group: zarr.Group, *, chunk_edges: int) -> zarr.Array:
     """Raw little-endian float32 (then crc32c), chunk c aligned with ``adj``'s chunk c: a kernel
     reads a chunk's weights in place, wherever the tiers put them, as it reads the chunk."""
-    return group.create_array(WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", serializer=BytesCodec(endian="little"), compressors=[Crc32cCodec()])
+    return group.create_array(WEIGHTS, shape=(0,), chunks=(chunk_edges,), dtype="float32", serializer=BytesCodec(endian="little"), compressors=[Crc32cCodec()], config=EVERY_CHUNK)
 
 
 def write_vector(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array:
@@ -301,6 +396,7 @@ def write_vector(group: zarr.Group, name: str, values: np.ndarray) -> zarr.Array
         filters=[Delta(dtype="<u8")],
         serializer=BytesCodec(),
         compressors=[ZstdCodec(level=3), Crc32cCodec()],
+        config=EVERY_CHUNK,
     )
     arr[:] = values
     return arr

@@ -71,6 +71,11 @@ class MemoryChunks:
     def read(self, ids) -> list[np.ndarray]:
         return [self.blobs[c] for c in ids]
 
+    def corrupt(self, message: str, c: int):
+        from graphtier.errors import CorruptChunkError
+
+        return CorruptChunkError(message, array=self.name, chunk=c)
+
 
 def resident_from_blobs(codec, blobs: list, indptr, chunk_edges: int, dtype=np.uint32):
     """Encoded chunks loaded, and validated, exactly as the engine loads a store's."""

@@ -6,6 +6,7 @@ from ..runtime.results import BFSResult, ComponentsResult, PageRankResult, SSSPR
 from .build import build, recode
 from .graph import Graph, open
 from .validate import BFSValidationError, validate_bfs_tree
+from .verify import Problem, VerifyReport, verify
 
 __all__ = [
     "BFSResult",
@@ -15,7 +16,9 @@ __all__ = [
     "ConvergenceError",
     "Graph",
     "PageRankResult",
+    "Problem",
     "SSSPResult",
+    "VerifyReport",
     "bfs",
     "build",
     "connected_components",
@@ -24,4 +27,5 @@ __all__ = [
     "recode",
     "sssp",
     "validate_bfs_tree",
+    "verify",
 ]

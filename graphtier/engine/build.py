@@ -14,11 +14,15 @@ from dask.utils import parse_bytes
 from .. import store as schema
 from .._version import __version__
 from ..codecs import FORMATS
+from ..errors import EmptyGraphError
 from ..partition.order import ORDERS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
+from ..tiering.resident import validated, validated_weights
 from .graph import Graph
 from .graph import open as open_graph
+
+RECODE_BATCH = 4  # source chunks in memory at a time
 
 
 def default_memory_budget() -> int:
@@ -41,6 +45,7 @@ def build(
     memory_budget: int | str | None = None,
     reverse: bool = False,
     overwrite: bool = False,
+    allow_empty: bool = False,
     progress: bool | None = None,
 ) -> Graph:
     """Build a graph store from ``source`` and open it.
@@ -52,7 +57,9 @@ def build(
     interpreter and libraries (about 130 MB) or 16 bytes per vertex for degrees and ``indptr``.
     ``order`` renumbers the vertices for locality ("natural", "degree", "bfs", "rcm", "llp");
     results are still reported in the input's ids. ``reverse`` also stores the transposed graph
-    (for pull traversals). The store appears only once it is complete.
+    (for pull traversals). The store appears only once it is complete. An input that leaves no
+    edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
+    a graph.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
@@ -83,6 +90,8 @@ def build(
         layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": dtype, "weighted": part.weighted, "n_vertices": part.n_vertices}
         transposer = Transposer(spill_dir=scratch, memory_budget=budget, weighted=part.weighted) if reverse else None
         forward = write_adjacency(group, part.edges(), tee=transposer, **layout)
+        if not forward["n_edges"] and not allow_empty:
+            raise EmptyGraphError(_no_edges(part.stats), file=edges.name)
         if transposer is not None:
             rev = group.create_group(schema.REVERSE)
             rev.attrs.update(write_adjacency(rev, transposer.edges(), **layout))
@@ -111,6 +120,13 @@ def build(
             }
         )
     return open_graph(store)
+
+
+def _no_edges(stats: dict) -> str:
+    read, loops = stats["edges_read"], stats["self_loops_removed"]
+    if not read:
+        return "the input holds no edges"
+    return f"no edges are left of the {read:,} read ({loops:,} self-loops dropped)"
 
 
 def _input_paths(source, provenance: dict) -> list[str]:
@@ -145,27 +161,33 @@ def recode(
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
     layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": old.id_dtype, "weighted": old.weighted, "n_vertices": old.n_vertices}
     with schema.staged_store(store, overwrite=overwrite, inputs=[old.location]) as group:
-        facts = _copy_adjacency(old.group, group, layout)
+        facts = _copy_adjacency(old, False, group, layout)
         if old.has_reverse:
             rev = group.create_group(schema.REVERSE)
-            rev.attrs.update(_copy_adjacency(old.group[schema.REVERSE], rev, layout))
+            rev.attrs.update(_copy_adjacency(old, True, rev, layout))
         if old.perm is not None:
             schema.write_vector(group, schema.PERM, old.perm)
         group.attrs.update({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 
 
-def _copy_adjacency(src: zarr.Group, dst: zarr.Group, layout: dict) -> dict:
-    rows = src[schema.ADJ]
-    weights = src.get(schema.WEIGHTS, None)
-    step = rows.chunks[0] * 4  # a few source chunks in memory at a time
+def _copy_adjacency(old: Graph, reverse: bool, into: zarr.Group, layout: dict) -> dict:
+    """Copy one part of ``old`` (the graph, or its reverse) a few chunks at a time, each through the
+    checks a query's load makes, so that a damaged source stops the copy naming its chunk rather
+    than passing on what Zarr reads for it (fill values for a missing chunk)."""
+    chunks, codec, indptr = old.chunks(reverse), old.codec, old.indptr(reverse)
+    weights = old.weight_store(reverse) if old.weighted else None
 
     def blocks() -> Iterator[Edges]:
-        for i in range(0, rows.shape[0], step):
-            block = rows[i : i + step]
-            yield block[:, 0], block[:, 1], (weights[i : i + step] if weights is not None else None)
+        for lo in range(0, chunks.n_chunks, RECODE_BATCH):
+            ids = range(lo, min(lo + RECODE_BATCH, chunks.n_chunks))
+            values = weights.read(ids)[0] if weights is not None else [None] * len(ids)
+            for c, blob, w in zip(ids, chunks.read(ids), values):
+                h, offsets, dst = validated(chunks, codec, c, blob, indptr, old.n_vertices, old.chunk_edges, old.id_dtype)
+                src = np.repeat(np.arange(h.first_src, h.first_src + h.n_local, dtype=dst.dtype), np.diff(offsets))
+                yield src, dst, (validated_weights(weights, c, w, h.n_edges) if weights is not None else None)
 
-    return write_adjacency(dst, blocks(), **{**layout, "weighted": weights is not None})
+    return write_adjacency(into, blocks(), **{**layout, "weighted": weights is not None})
 
 
 def write_adjacency(

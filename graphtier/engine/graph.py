@@ -11,11 +11,11 @@ import zarr
 from .. import codecs as graph_codecs
 from .. import store as schema
 from ..codecs.header import pad8
-from ..errors import StoreError
+from ..errors import CorruptChunkError, StoreError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
-from ..tiering.resident import TABLE_COLUMNS, ResidentGraph, load_resident
+from ..tiering.resident import TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident
 from ..tiering.scheduler import Scheduler
-from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore
+from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
 
 
 class Graph:
@@ -55,20 +55,23 @@ class Graph:
         return self.group[schema.REVERSE]
 
     def indptr(self, reverse: bool = False) -> np.ndarray:
-        """Where each vertex's edges start in ``adj`` (int64), checked for consistency."""
+        """Where each vertex's edges start in ``adj`` (int64), checked for consistency (a
+        ``CorruptChunkError`` names the chunk where it fails)."""
         return self._once("indptr", reverse, lambda: self._load_indptr(reverse))
 
     def _load_indptr(self, reverse: bool) -> np.ndarray:
-        indptr = self._part(reverse)[schema.INDPTR][:].astype(np.int64)
-        n_edges = self._part(reverse)[schema.ADJ].shape[0]
-        if len(indptr) != self.n_vertices + 1 or indptr[0] != 0 or indptr[-1] != n_edges or (np.diff(indptr) < 0).any():
-            raise StoreError(f"{self.location}: indptr is inconsistent with {self.n_vertices} vertices and {n_edges} edges")
+        array = self._part(reverse)[schema.INDPTR]
+        indptr = read_vector(array, self.location).astype(np.int64)
+        problem = indptr_problem(indptr, self.n_vertices, self._part(reverse)[schema.ADJ].shape[0])
+        if problem:
+            message, entry = problem
+            raise CorruptChunkError(message, array=array.path, chunk=min(entry, len(indptr) - 1) // array.chunks[0], store=self.location)
         return indptr
 
     @functools.cached_property
     def perm(self) -> np.ndarray | None:
         """Original id of each vertex when the build relabelled or reordered, else None."""
-        return self.group[schema.PERM][:] if schema.PERM in self.group else None
+        return read_vector(self.group[schema.PERM], self.location) if schema.PERM in self.group else None
 
     @functools.cached_property
     def _originals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,7 +105,7 @@ class Graph:
         return np.where(refs >= 0, self._originals[2][np.maximum(refs, 0)], -1)
 
     def chunks(self, reverse: bool = False) -> ChunkStore:
-        return ChunkStore(self._part(reverse)[schema.ADJ], self.format)
+        return ChunkStore(self._part(reverse)[schema.ADJ], self.format, self.location)
 
     @property
     def codec(self) -> graph_codecs.GraphChunkCodec:
@@ -112,7 +115,7 @@ class Graph:
         """The edges' weights, chunk by chunk as ``adj``'s."""
         if not self.weighted:
             raise ValueError(f"{self.location} has no edge weights (build it from weighted input)")
-        return WeightStore(self._part(reverse)[schema.WEIGHTS])
+        return WeightStore(self._part(reverse)[schema.WEIGHTS], self.location)
 
     def _kept(self, what: str, reverse: bool, weights: bool, load):
         """A loaded form of the graph (``what``: "resident" or "device"), with or without weights;
@@ -191,13 +194,19 @@ class Graph:
         """The store's index of a vertex given by the id the input used."""
         if self.perm is None:
             if not 0 <= original_id < self.n_vertices:
-                raise ValueError(f"vertex {original_id} is not in the graph (0..{self.n_vertices - 1})")
+                raise ValueError(f"vertex {original_id} is not in the graph (" + (f"0..{self.n_vertices - 1})" if self.n_vertices else "it has no vertices)"))
             return int(original_id)
         by_original, ids, _ = self._originals
         i = int(np.searchsorted(ids, np.uint64(original_id))) if original_id >= 0 else len(ids)
         if i == len(ids) or ids[i] != original_id:
             raise ValueError(f"vertex {original_id} is not in the graph")
         return int(by_original[i])
+
+    def verify(self, progress: bool | None = None):
+        """Read every chunk of every array and report every problem found (``engine.verify``)."""
+        from .verify import verify
+
+        return verify(self, progress=progress)
 
     def info(self) -> dict:
         """Counts, degrees, build facts and sizes; what ``graphtier info --json`` prints."""
@@ -240,8 +249,8 @@ class Graph:
         }
         if schema.WEIGHTS in part:
             sizes["weights"] = part[schema.WEIGHTS].nbytes_stored()
-        e = max(self.n_edges, 1)
-        bits = {k: sizes[k] * 8 / e for k in ("payload", "index", "indptr", "total")}
+        e = part[schema.ADJ].shape[0]
+        bits = {k: sizes[k] * 8 / e if e else None for k in ("payload", "index", "indptr", "total")}  # none per edge of no edges
         return {"n_chunks": chunks.n_chunks, "bytes": sizes, "bits_per_edge": bits}
 
 

@@ -76,6 +76,22 @@ class ResidentGraph:
     resident_bytes = host_bytes = nbytes
 
 
+def indptr_problem(indptr: np.ndarray, n_vertices: int, n_edges: int) -> tuple[str, int] | None:
+    """What is wrong with ``indptr`` for a graph of this size, and the entry where it shows; None if
+    nothing: n_vertices + 1 entries from 0 up to n_edges, never decreasing."""
+    if len(indptr) != n_vertices + 1:
+        return f"holds {len(indptr)} entries for {n_vertices} vertices", 0
+    if indptr[0] != 0:
+        return f"starts at {indptr[0]}, not 0", 0
+    if indptr[-1] != n_edges:
+        return f"ends at {indptr[-1]}, not the {n_edges} edges of adj", n_vertices
+    down = np.diff(indptr) < 0
+    if down.any():
+        i = int(np.argmax(down))
+        return f"decreases at entry {i + 1} ({indptr[i]} then {indptr[i + 1]})", i + 1
+    return None
+
+
 def expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int, int, int]:
     """(edge count, first source, last source) that chunk ``c`` must hold, from ``indptr`` alone."""
     n_edges = int(indptr[-1])
@@ -89,15 +105,11 @@ def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndar
     """The chunk must hold exactly the sub-lists ``indptr`` assigns to it."""
     n, first, last = expected_sources(indptr, c, chunk_edges)
     if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != id_dtype.itemsize:
-        raise CorruptChunkError(
-            f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} ({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}",
-            array=store.name,
-            chunk=c,
-        )
+        raise store.corrupt(f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} ({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}", c)
     start = c * chunk_edges
     expected = np.clip(indptr[first : last + 2], start, start + n) - start if n else np.zeros(1, np.int64)
     if not np.array_equal(offsets, expected):
-        raise CorruptChunkError("sub-list lengths disagree with indptr", array=store.name, chunk=c)
+        raise store.corrupt("sub-list lengths disagree with indptr", c)
 
 
 def validated(
@@ -108,7 +120,7 @@ def validated(
     try:
         h, offsets, dst = codec.checked_lists(blob, n_vertices)
     except CorruptChunkError as e:
-        raise CorruptChunkError(str(e), array=store.name, chunk=c) from None
+        raise store.corrupt(e.detail, c) from None
     check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
     return h, offsets, dst
 
@@ -116,12 +128,12 @@ def validated(
 def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: int) -> np.ndarray:
     """Chunk ``c``'s weights, its first ``n_edges``, once they are known to be finite numbers."""
     if len(weights) < n_edges:
-        raise CorruptChunkError(f"holds {len(weights)} weights for {n_edges} edges", array=store.name, chunk=c)
+        raise store.corrupt(f"holds {len(weights)} weights for {n_edges} edges", c)
     weights = weights[:n_edges]
     bad = ~np.isfinite(weights)
     if bad.any():
         i = int(np.argmax(bad))
-        raise CorruptChunkError(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}", array=store.name, chunk=c)
+        raise store.corrupt(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}", c)
     return weights
 
 

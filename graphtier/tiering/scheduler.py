@@ -50,7 +50,7 @@ import numpy as np
 
 from ..codecs import GraphChunkCodec
 from ..codecs.header import pad8
-from ..errors import CorruptChunkError, DeviceError
+from ..errors import DeviceError
 from .memory import TABLE_RING, CpuMemory, CudaMemory
 from .resident import (
     ABSENT,
@@ -450,7 +450,7 @@ class Scheduler:
         for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
             h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
             if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
-                raise CorruptChunkError("chunk changed in the store since it was opened", array=self.store.name, chunk=c)
+                raise self.store.corrupt("chunk changed in the store since it was opened", c)
             slot, _ = self.host.place(c, keep=chunks)
             self.memory.host_waits(self.host.fence[slot])
             view = self.memory.host_view(slot)

@@ -26,20 +26,40 @@ class ChunkStore:
     """Read access to the stored chunks of one array (``adj``, or raw ``weights``), split along
     its first axis."""
 
-    def __init__(self, array: zarr.Array, fmt: str):
+    def __init__(self, array: zarr.Array, fmt: str, location: str | None = None):
         self.array = array
         self.format = fmt
         self.name = array.path
+        self.location = location  # the store, as the user named it, for error messages
         self.n_chunks = array.cdata_shape[0]
         self._store = array.store_path.store
+
+    def corrupt(self, message: str, c: int) -> CorruptChunkError:
+        """The error for chunk ``c``, naming the store, the array and the chunk."""
+        return CorruptChunkError(message, array=self.name, chunk=c, store=self.location)
 
     def key(self, c: int) -> str:
         return f"{self.array.path}/{self.array.metadata.encode_chunk_key((c,) + (0,) * (self.array.ndim - 1))}"
 
     def read(self, chunk_ids: Sequence[int]) -> list[np.ndarray]:
         """The chunks' encoded bytes (crc checked and removed), fetched concurrently."""
-        raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
-        return [self._strip_crc(c, b) for c, b in zip(chunk_ids, raw)]
+        out = self.read_each(chunk_ids)
+        for r in out:
+            if isinstance(r, Exception):
+                raise r
+        return out
+
+    def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
+        """As ``read``, but a chunk that cannot be read gives its error in its place, so that a
+        check of every chunk goes on past the first bad one."""
+        raw = self._results([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
+        out = []
+        for c, b in zip(chunk_ids, raw):
+            try:
+                out.append(b if isinstance(b, Exception) else self._strip_crc(c, b))
+            except CorruptChunkError as e:
+                out.append(e)
+        return out
 
     def headers(self, chunk_ids: Sequence[int]) -> list[ChunkHeader]:
         """Only the headers, by byte-range reads; ``total_bytes`` is checked against the stored size."""
@@ -52,7 +72,7 @@ class ChunkStore:
             try:
                 h = read_header(head, self.format, nbytes=size - CRC_BYTES)
             except CorruptChunkError as e:
-                raise CorruptChunkError(str(e), array=self.name, chunk=c) from None
+                raise self.corrupt(e.detail, c) from None
             out.append(h)
         return out
 
@@ -60,31 +80,41 @@ class ChunkStore:
         return self._gather([self._store.getsize(self.key(c)) for c in chunk_ids], chunk_ids)
 
     def _gather(self, coros: list, chunk_ids: Sequence[int]) -> list:
-        """The coroutines' results; a failed read raises StoreError naming its chunk."""
+        """The coroutines' results; a failed read raises its chunk's error."""
+        results = self._results(coros, chunk_ids)
+        for r in results:
+            if isinstance(r, Exception):
+                raise r
+        return results
+
+    def _results(self, coros: list, chunk_ids: Sequence[int]) -> list:
+        """The coroutines' results, a failed read replaced by an error naming its chunk."""
 
         async def run():
             return await asyncio.gather(*coros, return_exceptions=True)
 
         results = sync(run())
-        for c, r in zip(chunk_ids, results):
+        for i, (c, r) in enumerate(zip(chunk_ids, results)):
             if isinstance(r, FileNotFoundError):
-                raise CorruptChunkError("chunk is missing from the store", array=self.name, chunk=c)
-            if isinstance(r, Exception):
-                raise StoreError(f"{self.name} chunk {c}: reading it failed: {r}") from r
+                results[i] = self.corrupt("chunk is missing from the store", c)
+            elif isinstance(r, Exception):
+                where = f"{self.location}: " if self.location is not None else ""
+                results[i] = StoreError(f"{where}{self.name} chunk {c}: reading it failed: {r}")
+                results[i].__cause__ = r
         return results
 
     def _present(self, c: int, buf):
         if buf is None:
-            raise CorruptChunkError("chunk is missing from the store", array=self.name, chunk=c)
+            raise self.corrupt("chunk is missing from the store", c)
         return buf
 
     def _strip_crc(self, c: int, buf) -> np.ndarray:
         data = self._present(c, buf).as_numpy_array().view(np.uint8)
         if len(data) < CRC_BYTES:
-            raise CorruptChunkError("chunk is too short to hold its checksum", array=self.name, chunk=c)
+            raise self.corrupt("chunk is too short to hold its checksum", c)
         body, crc = data[:-CRC_BYTES], int(data[-CRC_BYTES:].view("<u4")[0])
         if google_crc32c.value(body.tobytes()) != crc:
-            raise CorruptChunkError("crc32c mismatch", array=self.name, chunk=c)
+            raise self.corrupt("crc32c mismatch", c)
         return body
 
 
@@ -94,22 +124,54 @@ class WeightStore:
     write it) is read like ``adj``, concurrently and with only its checksum checked; any other
     codec (stores built before weights were read in place) through Zarr's decode path."""
 
-    def __init__(self, array: zarr.Array):
+    def __init__(self, array: zarr.Array, location: str | None = None):
         self.array = array
         self.name = array.path
         self.chunk_edges = array.chunks[0]
         self.raw = [type(c).__name__ for c in array.metadata.codecs] == ["BytesCodec", "Crc32cCodec"]
-        self._chunks = ChunkStore(array, "weights") if self.raw else None
+        self._chunks = ChunkStore(array, "weights", location)
+        self.corrupt = self._chunks.corrupt
 
     def read(self, chunk_ids: Sequence[int]) -> tuple[list[np.ndarray], int]:
         """The chunks' weights (the last chunk's padding included) and the bytes read for them."""
+        out = self.read_each(chunk_ids)
+        for w in out:
+            if isinstance(w, Exception):
+                raise w
+        return out, sum(w.nbytes + (CRC_BYTES if self.raw else 0) for w in out)
+
+    def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
+        """As ``read`` without the byte count, but a chunk that cannot be read gives its error in its place."""
         if self.raw:
-            blobs = self._chunks.read(chunk_ids)
-            return [b.view("<f4") for b in blobs], sum(len(b) + CRC_BYTES for b in blobs)
+            return [self._floats(c, b) for c, b in zip(chunk_ids, self._chunks.read_each(chunk_ids))]
         out = []
         for c in chunk_ids:
             try:
-                out.append(np.asarray(self.array.blocks[c], np.float32))
-            except Exception as e:
-                raise CorruptChunkError(f"reading it failed: {e}", array=self.name, chunk=c) from e
-        return out, sum(a.nbytes for a in out)
+                out.append(decoded_chunk(self._chunks, c).astype(np.float32, copy=False))
+            except CorruptChunkError as e:
+                out.append(e)
+        return out
+
+    def _floats(self, c: int, blob: np.ndarray | Exception) -> np.ndarray | Exception:
+        if isinstance(blob, Exception):
+            return blob
+        if len(blob) % 4:
+            return self.corrupt(f"holds {len(blob)} bytes, not a whole number of float32 weights", c)
+        return blob.view("<f4")
+
+
+def decoded_chunk(chunks: ChunkStore, c: int) -> np.ndarray:
+    """Chunk ``c`` of a 1-D array through Zarr's decode path. A missing chunk is an error here,
+    not the fill value Zarr would read in its place (builds write every chunk)."""
+    chunks.stored_bytes([c])
+    step = chunks.array.chunks[0]
+    try:
+        return chunks.array[c * step : (c + 1) * step]
+    except Exception as e:  # Zarr's codecs raise what they like (ValueError, RuntimeError, ...)
+        raise chunks.corrupt(f"decoding it failed: {e}", c) from e
+
+
+def read_vector(array: zarr.Array, location: str | None = None) -> np.ndarray:
+    """A whole 1-D array (``indptr``, ``perm``), chunk by chunk, so that a bad chunk is named."""
+    chunks = ChunkStore(array, "vector", location)
+    return np.concatenate([decoded_chunk(chunks, c) for c in range(chunks.n_chunks)]) if chunks.n_chunks else np.zeros(array.shape, array.dtype)
