@@ -1,7 +1,7 @@
 """The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc and demo.
 
 Exit codes: 0 success, 2 bad arguments, 3 bad input data, 4 a store that is missing, exists
-already, or is corrupt, 130 interrupted.
+already, or is corrupt, 130 interrupted (SIGINT or SIGTERM).
 """
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import numpy as np
 
 import graphtier as gt
 
+from . import temps
 from .codecs import FORMATS
 from .errors import CorruptChunkError, DeviceError, EmptyGraphError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
@@ -135,19 +138,9 @@ def _size(text: str) -> str:
 
 
 def _write_json(path: str, payload) -> None:
-    """Write JSON atomically: a temporary file beside ``path``, then a rename over it."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it private; give it an ordinary file's mode
-        with os.fdopen(fd, "w") as f:
-            json.dump(payload, f, indent=2, default=_jsonable)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write JSON whole or not at all (``temps.replacing``)."""
+    with temps.replacing(path) as f:
+        f.write(json.dumps(payload, indent=2, default=_jsonable).encode())
 
 
 def _stats_table(s: dict) -> str:
@@ -179,14 +172,17 @@ def _execution(args) -> dict:
 def _save(result, column: str, path: str) -> None:
     """``--out``: a .parquet or .csv table of every column (pyarrow, pandas), else ``column`` as .npy."""
     suffix = Path(path).suffix.lower()
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
+    if suffix not in (".parquet", ".csv", ".npy"):
+        path += ".npy"  # as np.save names it
+    with temps.replacing(path) as f:  # whole or not at all, should the query be killed
+        if suffix == ".parquet":
+            import pyarrow.parquet as pq
 
-        pq.write_table(result.to_arrow(), path)
-    elif suffix == ".csv":
-        result.to_pandas().to_csv(path, index=False)
-    else:
-        np.save(path, result.columns()[column])
+            pq.write_table(result.to_arrow(), f)
+        elif suffix == ".csv":
+            result.to_pandas().to_csv(f, index=False)
+        else:
+            np.save(f, result.columns()[column])
 
 
 def _report(args, result, column: str, payload: dict, text: str) -> None:
@@ -360,8 +356,29 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum, frame) -> None:
+    """SIGINT and SIGTERM: unwind, so that every cleanup runs (a half-built store is removed). In
+    llvmlite's ctypes callbacks (Numba compiling) an exception would be printed and dropped, and
+    the process would go on: there the signal is sent again a moment later instead."""
+    if frame is not None and "llvmlite" in frame.f_code.co_filename:
+        threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
+        return
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if threading.current_thread() is not threading.main_thread():  # only the main thread takes signals
+        return _run(args)
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _run(args)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(args) -> int:
     try:
         code = args.func(args)
     except EmptyGraphError as e:

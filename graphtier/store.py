@@ -12,7 +12,6 @@ import os
 import posixpath
 import shutil
 import tempfile
-import uuid
 import warnings
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -24,6 +23,7 @@ from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
 from zarr.errors import ZarrUserWarning
 
 from . import codecs as graph_codecs
+from . import temps
 from .errors import DestinationError, StoreError, StoreExistsError
 
 SCHEMA_VERSION = 1
@@ -59,14 +59,16 @@ def staged_store(target: str | os.PathLike, *, overwrite: bool = False, inputs: 
 
     ``target`` is checked before any work: it must not be, hold or lie inside one of ``inputs``,
     and whatever is there already must be a graph store, replaced only with ``overwrite``. The
-    check runs again just before the move, in case something appeared there meanwhile.
+    check runs again just before the move, in case something appeared there meanwhile. What
+    killed builds into the same place left behind is swept first (``temps``).
     """
     inputs = list(inputs)
+    _sweep(target)
     dest = _destination(target, overwrite=overwrite, inputs=inputs)
     parent = _local_parent(dest)
     if not parent.is_dir():
         raise FileNotFoundError(f"cannot create {target}: {parent} is not a directory")
-    stage = parent / f".{Path(str(dest)).name}.tmp-{uuid.uuid4().hex[:8]}"
+    stage = parent / temps.sibling_name(_name(dest), "tmp")
     try:
         yield zarr.open_group(str(stage), mode="w-")
         _commit(stage, _destination(target, overwrite=overwrite, inputs=inputs))
@@ -76,9 +78,56 @@ def staged_store(target: str | os.PathLike, *, overwrite: bool = False, inputs: 
 
 @contextlib.contextmanager
 def scratch_dir(target: str | os.PathLike) -> Iterator[Path]:
-    """A temporary directory near ``target`` for sorted runs; removed whatever happens."""
-    with tempfile.TemporaryDirectory(prefix=".graphtier-sort-", dir=_local_parent(target)) as d:
+    """A temporary directory near ``target`` for sorted runs, named by this process (``temps``);
+    removed whatever happens, or by the next build here if this process is killed."""
+    with tempfile.TemporaryDirectory(prefix=temps.sort_prefix(), dir=_local_parent(target)) as d:
         yield Path(d)
+
+
+def _name(target: str | os.PathLike) -> str:
+    """The last part of a path or URL."""
+    return posixpath.basename(str(target).rstrip("/")) if is_url(target) else Path(target).name
+
+
+def _sweep(target: str | os.PathLike) -> None:
+    """Remove what builds into ``target``'s place left behind when killed: their stages, the stores
+    they had moved aside, their sorted runs. A store moved aside with nothing yet in its place is
+    moved back instead: the build that would have replaced it never finished."""
+    import fsspec
+
+    if not is_url(target) and os.path.islink(target):
+        target = os.path.realpath(target)
+    local = fsspec.filesystem("file")
+    _sweep_in(local, str(_local_parent(target)), _name(target), hidden=True, target=None if is_url(target) else str(Path(target).absolute()))
+    if is_url(target):
+        fs, path = fsspec.core.url_to_fs(str(target))
+        path = path.rstrip("/")
+        _sweep_in(fs, posixpath.dirname(path), _name(target), hidden=False, target=path)
+
+
+def _sweep_in(fs, parent: str, name: str, *, hidden: bool, target: str | None) -> None:
+    try:
+        entries = [posixpath.basename(p.rstrip("/")) for p in fs.ls(parent, detail=False)]
+    except OSError:
+        return
+    leftovers = sorted(temps.abandoned(entries, name, hidden=hidden))
+    olds = [entry for entry, kind in leftovers if kind == "old"]
+    if target is not None and olds and not fs.lexists(target) and _fs_is_store(fs, posixpath.join(parent, olds[0])):
+        try:
+            fs.mv(posixpath.join(parent, olds[0]), target, recursive=True)
+            leftovers.remove((olds[0], "old"))
+        except OSError:
+            pass  # another build restored it first
+    for entry, _ in leftovers:
+        with contextlib.suppress(OSError):
+            fs.rm(posixpath.join(parent, entry), recursive=True)
+
+
+def _fs_is_store(fs, path: str) -> bool:
+    try:
+        return _is_graphtier_group(fs.cat_file(posixpath.join(path, "zarr.json")))
+    except OSError:
+        return False
 
 
 def _destination(target: str | os.PathLike, *, overwrite: bool, inputs: list[str | os.PathLike]) -> str | os.PathLike:
@@ -204,8 +253,8 @@ def _commit(stage: Path, target: str | os.PathLike) -> None:
         import fsspec
 
         fs, path = fsspec.core.url_to_fs(str(target))
-        tag = uuid.uuid4().hex[:8]
-        tmp, old = f"{path}.tmp-{tag}", f"{path}.old-{tag}"
+        path = path.rstrip("/")
+        tmp, old = (posixpath.join(posixpath.dirname(path), temps.sibling_name(posixpath.basename(path), kind, hidden=False)) for kind in ("tmp", "old"))
         try:
             fs.put(str(stage), tmp, recursive=True)
             _swap(lambda a, b: fs.mv(a, b, recursive=True), fs.exists, tmp, path, old)
@@ -217,7 +266,7 @@ def _commit(stage: Path, target: str | os.PathLike) -> None:
         return
     target = Path(target)
     if _is_zip(target):
-        packed = stage.with_suffix(".zip")
+        packed = stage.with_name(stage.name + ".zip")
         try:
             with zipfile.ZipFile(packed, "w", zipfile.ZIP_STORED) as zf:
                 for f in sorted(stage.rglob("*")):
@@ -227,7 +276,7 @@ def _commit(stage: Path, target: str | os.PathLike) -> None:
         finally:
             packed.unlink(missing_ok=True)
         return
-    trash = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+    trash = target.with_name(temps.sibling_name(target.name, "old"))
     _swap(os.replace, os.path.lexists, stage, target, trash)
     shutil.rmtree(trash, ignore_errors=True)
 

@@ -1,0 +1,99 @@
+"""Names of temporary siblings that carry their owning process, so a later build can sweep what a
+killed one left behind.
+
+A name holds a tag of the host, the process id and the process's start time (a reused pid has
+another start time). A leftover counts as abandoned only when its owner ran on this host and is
+gone; a live process's files, another host's, and anything whose name is not one of ours are
+never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import psutil
+
+SORT_PREFIX = ".graphtier-sort-"
+_TAG = r"(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-(?P<start>\d+)"
+_SORT = re.compile(re.escape(SORT_PREFIX) + _TAG + r"-[0-9a-z_]+")
+
+
+def _host() -> str:
+    return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _start_time(pid: int) -> int | None:
+    """The process's start time in hundredths of a second, or None when no such process runs."""
+    try:
+        p = psutil.Process(pid)
+        if p.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return round(p.create_time() * 100)
+    except psutil.NoSuchProcess:
+        return None
+
+
+def owner_tag() -> str:
+    """This process's tag: host, pid and start time."""
+    return f"{_host()}-{os.getpid()}-{_start_time(os.getpid())}"
+
+
+def sibling_name(name: str, kind: str, *, hidden: bool = True) -> str:
+    """A fresh temporary name beside ``name``: ``.NAME.tmp-TAG-RANDOM`` (``kind`` "tmp", a store being
+    built) or ``.NAME.old-TAG-RANDOM`` ("old", a store moved aside while its successor moves in).
+    Remote stores (``hidden`` false) drop the leading dot."""
+    return f"{'.' if hidden else ''}{name}.{kind}-{owner_tag()}-{uuid.uuid4().hex[:8]}"
+
+
+def sort_prefix() -> str:
+    """The prefix of this process's directory of sorted runs (``tempfile`` adds a random end)."""
+    return f"{SORT_PREFIX}{owner_tag()}-"
+
+
+def owner_gone(match: re.Match) -> bool:
+    """Whether the owner named by a matched tag ran on this host and no longer runs."""
+    if match["host"] != _host():
+        return False
+    try:
+        start = _start_time(int(match["pid"]))
+    except psutil.AccessDenied:
+        return False  # it runs, as someone else
+    return start is None or str(start) != match["start"]
+
+
+def abandoned(entries: list[str], name: str, *, hidden: bool = True) -> Iterator[tuple[str, str]]:
+    """The entries of a directory listing that are ours and whose owner is gone, as ``(entry, kind)``:
+    kind "tmp" or "old" for siblings of ``name`` (a packed zip's ``.zip`` end included), "sort" for
+    sorted runs (any destination's: they are named by process, not by store)."""
+    sibling = re.compile(("\\." if hidden else "") + re.escape(name) + r"\.(?P<kind>tmp|old)-" + _TAG + r"-[0-9a-f]{8}(\.zip)?")
+    for entry in entries:
+        m = sibling.fullmatch(entry)
+        kind = m["kind"] if m else "sort"
+        m = m or (_SORT.fullmatch(entry) if hidden else None)
+        if m and owner_gone(m):
+            yield entry, kind
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A file whose bytes take ``path``'s place only once complete (a sibling, then a rename), so a
+    killed writer leaves the old file or none; what killed writers of ``path`` left is swept first."""
+    path = Path(path)
+    for entry, _ in abandoned(os.listdir(path.parent or "."), path.name):
+        with contextlib.suppress(OSError):
+            (path.parent / entry).unlink()
+    tmp = path.with_name(sibling_name(path.name, "tmp"))
+    try:
+        with open(tmp, "xb") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
