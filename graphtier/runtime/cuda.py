@@ -66,7 +66,7 @@ class CudaOperators:
         for a gather where each hub's pieces start and their sums (a hub's sub-list in a chunk
         makes a piece per PIECE_EDGES edges, and one more at most)."""
         hubs = g.n_edges // HUB_EDGES + 1
-        shapes = {"hubs": ((hubs,), np.uint32), "all_row": ((4,), np.uint64)}
+        shapes = {"hubs": ((hubs,), np.uint64), "all_row": ((4,), np.uint64)}
         if any(isinstance(f, Gather) for f in algorithm.functors):
             pieces = g.n_edges // PIECE_EDGES + g.n_edges // g.chunk_edges + 2 * hubs
             shapes |= {"hub_first": ((hubs,), np.int64), "hub_sums": ((pieces,), np.float64)}

@@ -110,6 +110,21 @@ struct Output {
     __device__ void done() { warp_add(&next->edges, edges); }
 };
 
+// Pieces of a hub's edges [lo, hi): one per PIECE_EDGES edges of its sub-list in each chunk.
+__device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
+    i64 n = 0;
+    for (i64 end; lo < hi; lo = end) {
+        end = min(hi, (lo / chunk_edges + 1) * chunk_edges);
+        n += (end - lo + PIECE_EDGES - 1) / PIECE_EDGES;
+    }
+    return n;
+}
+
+// A hub as queued: its id, and its piece count above, counted once by the lane that queues it.
+__device__ __forceinline__ void queue_hub(const Graph& g, u64* hubs, LevelSizes* in, u32 v, i64 lo, i64 hi) {
+    hubs[atomicAdd(&in->hubs, u64(1))] = u64(v) | u64(hub_pieces(lo, hi, g.chunk_edges)) << 32;
+}
+
 // Push, first kernel: a warp per vertex of the set; hubs (with split_hubs, unless the functor
 // needs positions a format cannot give by pieces) are queued in `hubs` for advance_push_hubs. (A
 // lane per short list loses here: a lane's visits follow one another, each a dependent load and
@@ -119,12 +134,12 @@ template <class Format, class F>
 constexpr bool splits_hubs = Format::split_hubs && (Format::random_access || !reads_edges<F>);
 
 template <class Format, class F>
-__device__ void advance_push(const Graph& g, const u32* input, LevelSizes* in, u32* hubs, Output& out, const F& f) {
+__device__ void advance_push(const Graph& g, const u32* input, LevelSizes* in, u64* hubs, Output& out, const F& f) {
     for (i64 i = global_warp(), n = set_size(in); i < n; i += warp_count()) {
         u32 v = set_vertex(input, in, i);
         i64 lo = g.indptr[v], hi = g.indptr[v + 1];
         if (splits_hubs<Format, F> && hi - lo > HUB_EDGES) {
-            if (lane_id() == 0) hubs[atomicAdd(&in->hubs, u64(1))] = v;
+            if (lane_id() == 0) queue_hub(g, hubs, in, v, lo, hi);
         } else {
             for_each_edge<Format, false, reads_edges<F>>(g, v, lo, hi, [&](u32 u, const Edge& e) {
                 if (f(v, u, e)) out.push(u);
@@ -147,36 +162,21 @@ __device__ void for_each_piece(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, i64
     }
 }
 
-// Pieces of a hub's edges [lo, hi): one per PIECE_EDGES edges of its sub-list in each chunk.
-__device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
-    i64 n = 0;
-    for (i64 end; lo < hi; lo = end) {
-        end = min(hi, (lo / chunk_edges + 1) * chunk_edges);
-        n += (end - lo + PIECE_EDGES - 1) / PIECE_EDGES;
-    }
-    return n;
-}
-
 // The hubs' pieces, dealt round-robin over every warp in hub and chunk order: piece(hub, c, lo,
 // hi, r, pieces, q) with the warp, for piece r of `pieces` of the hub's sub-list [lo, hi) in chunk
 // c (chunk-local), q its place among all the hubs' pieces. Each warp walks the hub list 32 hubs at
-// a time (a lane per hub, a scan of their piece counts), so that a walk costs a few loads per 32
-// hubs, not per hub (kron24, top-down BFS read in place from host memory on an H100: zero-copy
-// CSR 340 -> 204 ms, ef 275 -> 123 ms). With `first`, the warp that deals a group's first piece
+// a time (a lane per hub, a scan of the piece counts queued with them), so that a walk costs one
+// load per 32 hubs (kron24, top-down BFS read in place from host memory on an H100: zero-copy CSR
+// 340 -> 204 ms, ef 275 -> 123 ms). With `first`, the warp that deals a group's first piece
 // writes where each of its hubs' pieces start.
 template <class Piece>
-__device__ void deal_hub_pieces(const Graph& g, const u32* hubs, u64 n_hubs, i64* first, Piece&& piece) {
+__device__ void deal_hub_pieces(const Graph& g, const u64* hubs, u64 n_hubs, i64* first, Piece&& piece) {
     const i64 warps = warp_count(), me = global_warp();
     const u32 lane = lane_id();
     i64 dealt = 0;  // pieces of the hubs before this group of 32
     for (u64 h0 = 0; h0 < n_hubs; h0 += 32) {
-        u32 v = 0;
-        i64 lo = 0, hi = 0;
-        if (h0 + lane < n_hubs) {
-            v = hubs[h0 + lane];
-            lo = g.indptr[v], hi = g.indptr[v + 1];
-        }
-        i64 mine = hub_pieces(lo, hi, g.chunk_edges), end = mine;  // end: inclusive sum over lanes
+        u64 entry = h0 + lane < n_hubs ? hubs[h0 + lane] : 0;
+        i64 mine = i64(entry >> 32), end = mine;  // end: inclusive sum over lanes
         for (u32 d = 1; d < 32; d <<= 1) {
             i64 y = __shfl_up_sync(FULL_MASK, end, d);
             if (lane >= d) end += y;
@@ -188,9 +188,9 @@ __device__ void deal_hub_pieces(const Graph& g, const u32* hubs, u64 n_hubs, i64
             u32 owner = 0;  // the first lane whose inclusive sum passes q
             for (u32 b = 16; b; b >>= 1)
                 if (__shfl_sync(FULL_MASK, end, owner + b - 1) <= q) owner += b;
-            u32 hub = __shfl_sync(FULL_MASK, v, owner);
+            u32 hub = u32(__shfl_sync(FULL_MASK, entry, owner));
             i64 r = q - __shfl_sync(FULL_MASK, end, owner) + __shfl_sync(FULL_MASK, mine, owner);
-            i64 a = __shfl_sync(FULL_MASK, lo, owner), b = __shfl_sync(FULL_MASK, hi, owner);
+            i64 a = g.indptr[hub], b = g.indptr[hub + 1];
             for (i64 e;; a = e) {  // the chunk that holds piece r of the hub
                 i64 c = a / g.chunk_edges, start = c * g.chunk_edges;
                 e = min(b, start + g.chunk_edges);
@@ -208,7 +208,7 @@ __device__ void deal_hub_pieces(const Graph& g, const u32* hubs, u64 n_hubs, i64
 
 // Push, second kernel: the hubs' pieces.
 template <class Format, class F>
-__device__ void advance_push_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, Output& out, const F& f) {
+__device__ void advance_push_hubs(const Graph& g, const u64* hubs, const LevelSizes* in, Output& out, const F& f) {
     deal_hub_pieces(g, hubs, in->hubs, nullptr, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64 pieces, i64) {
         if (!g.present(c)) return;
         const i64 start = c * g.chunk_edges;
@@ -282,7 +282,7 @@ __device__ void advance_pull(const Graph& g, const u32* input, const LevelSizes*
 // and hubs go to gather_hubs. Each chunk's share of a list is summed alone and the shares are
 // added in chunk order, so rounds of consecutive chunks (a sweep) give the sums of one pass.
 template <class Format, class F>
-__device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u32* hubs, const F& f) {
+__device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u64* hubs, const F& f) {
     constexpr bool P = reads_edges<F>;
     for (i64 base = global_warp() * 32, n = set_size(in); base < n; base += warp_count() * 32) {
         i64 m = base + lane_id();
@@ -291,7 +291,7 @@ __device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u32* hu
         double sum = 0;
         i64 lo = todo ? g.indptr[mine] : 0, hi = todo ? g.indptr[mine + 1] : 0;
         if (splits_hubs<Format, F> && hi - lo > HUB_EDGES) {
-            hubs[atomicAdd(&in->hubs, u64(1))] = mine;
+            queue_hub(g, hubs, in, mine, lo, hi);
             todo = false;
         }
         bool alone = todo && lane_sized<Format>(g, lo, hi);
@@ -318,7 +318,7 @@ __device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u32* hu
 // Gather, second kernel: every hub piece's sum, at the piece's place in `sums`, by all warps (one
 // warp per hub left kron23's PageRank waiting on its largest hubs).
 template <class Format, class F>
-__device__ void gather_hubs(const Graph& g, const u32* hubs, const LevelSizes* in, i64* first, double* sums, const F& f) {
+__device__ void gather_hubs(const Graph& g, const u64* hubs, const LevelSizes* in, i64* first, double* sums, const F& f) {
     deal_hub_pieces(g, hubs, in->hubs, first, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64 pieces, i64 q) {
         double share = 0;
         if (g.present(c)) {
@@ -333,9 +333,9 @@ __device__ void gather_hubs(const Graph& g, const u32* hubs, const LevelSizes* i
 
 // Gather, third kernel: a warp per hub adds its pieces' sums chunk by chunk, in order, and applies.
 template <class F>
-__device__ void gather_hubs_apply(const Graph& g, const u32* hubs, const LevelSizes* in, const i64* first, const double* sums, const F& f) {
+__device__ void gather_hubs_apply(const Graph& g, const u64* hubs, const LevelSizes* in, const i64* first, const double* sums, const F& f) {
     for (i64 h = global_warp(); h < i64(in->hubs); h += warp_count()) {
-        u32 u = hubs[h];
+        u32 u = u32(hubs[h]);
         i64 q = first[h];
         double total = 0;
         for (i64 a = g.indptr[u], b = g.indptr[u + 1], end; a < b; a = end) {
@@ -404,14 +404,14 @@ __device__ F functor_of(FUNCTOR_PARAMS) {
 }
 
 template <class Format, class F>
-__global__ void advance_push_kernel(GRAPH_PARAMS, SET_PARAMS, u32* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+__global__ void advance_push_kernel(GRAPH_PARAMS, SET_PARAMS, u64* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
     Graph g = GRAPH_ARGS;
     Output o{g, out, next, marks};
     advance_push<Format>(g, input, in, hubs, o, functor_of<F>(FUNCTOR_ARGS));
 }
 
 template <class Format, class F>
-__global__ void advance_hubs_kernel(GRAPH_PARAMS, SET_PARAMS, u32* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+__global__ void advance_hubs_kernel(GRAPH_PARAMS, SET_PARAMS, u64* hubs, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
     Graph g = GRAPH_ARGS;
     Output o{g, out, next, marks};
     advance_push_hubs<Format>(g, hubs, in, o, functor_of<F>(FUNCTOR_ARGS));
@@ -424,7 +424,7 @@ __global__ void advance_pull_kernel(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUN
     advance_pull<Format>(g, input, in, o, functor_of<F>(FUNCTOR_ARGS));
 }
 
-#define GATHER_PARAMS GRAPH_PARAMS, SET_PARAMS, u32 *hubs, i64 *first, double *sums, FUNCTOR_PARAMS
+#define GATHER_PARAMS GRAPH_PARAMS, SET_PARAMS, u64 *hubs, i64 *first, double *sums, FUNCTOR_PARAMS
 
 template <class Format, class F>
 __global__ void gather_kernel(GATHER_PARAMS) {
@@ -513,8 +513,8 @@ extern "C" __global__ void clear_bitmap(SET_PARAMS, u32* bits) {
 #define INSTANTIATE(OPERATOR, F) INSTANTIATE_##OPERATOR(F)
 #endif
 #define INSTANTIATE_ADVANCE_1(Format, F)                                                                                   \
-    template __global__ void advance_push_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
-    template __global__ void advance_hubs_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u32*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
+    template __global__ void advance_push_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
+    template __global__ void advance_hubs_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_PULL_1(Format, F) template __global__ void advance_pull_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_GATHER_1(Format, F)                             \
     template __global__ void gather_kernel<Format, F>(GATHER_PARAMS); \
