@@ -348,6 +348,10 @@ def layout_problems(group: zarr.Group) -> list[tuple[str, str]]:
         problems.append(("zarr.json", f"n_vertices {n_vertices}, n_edges {attrs['n_edges']} or chunk_edges {chunk_edges} out of range"))
     elif dtype != id_dtype(n_vertices).name:
         problems.append(("zarr.json", f"id_dtype {dtype} does not suit {n_vertices} vertices ({id_dtype(n_vertices).name})"))
+    try:
+        graph_codecs.NUMCODECS[fmt](**attrs.get("codec", {}))
+    except Exception as e:  # noqa: BLE001 (any configuration the codec's constructor refuses)
+        problems.append(("zarr.json", f"attribute codec {attrs.get('codec')!r} does not configure graphtier.{fmt} ({e})"))
     if problems:
         return problems
     parts = [(group, attrs["n_edges"])]

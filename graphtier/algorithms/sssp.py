@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import StoreError
 from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
 from ..runtime.results import SSSPResult
 
@@ -124,7 +125,7 @@ class SSSP(Algorithm):
     def __init__(self, graph, source: int, weight: bool, delta: float | None):
         self.source = graph.vertex(source)
         self.weighted = bool(weight) and graph.weighted
-        facts = graph.attrs.get("weights", {}) if self.weighted else {}
+        facts = graph.weight_facts() if self.weighted else {}
         if self.weighted:
             _refuse_negative(graph, facts)
         mean_weight = facts.get("mean", 1.0)
@@ -185,7 +186,8 @@ class SSSP(Algorithm):
             run.advance(ZERO_TIGHT, dist, parent, self.source, input=ALL, output=junk)
             left, before = self._orphans(run), left
             if left == before:
-                raise RuntimeError(f"{left} reached vertices found no parent")  # distances would be inconsistent
+                # only when the weights an in-edge carries differ from its out-edge's (a damaged store)
+                raise StoreError(f"{run.graph.location}: {left} reached vertices found no parent: the weights of in-edges and out-edges disagree")
 
     def _orphans(self, run: Run) -> int:
         """Reached vertices but the source still without a parent."""

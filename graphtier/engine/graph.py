@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 
 import numpy as np
@@ -71,7 +72,13 @@ class Graph:
     @functools.cached_property
     def perm(self) -> np.ndarray | None:
         """Original id of each vertex when the build relabelled or reordered, else None."""
-        return read_vector(self.group[schema.PERM], self.location) if schema.PERM in self.group else None
+        if schema.PERM not in self.group:
+            return None
+        perm = read_vector(self.group[schema.PERM], self.location)
+        # distinct ids; a reordered graph's are its own vertices, renamed
+        if len(np.unique(perm)) != len(perm) or (not self.attrs.get("relabelled") and len(perm) and int(perm.max()) >= self.n_vertices):
+            raise CorruptChunkError(f"is not a permutation of the graph's {self.n_vertices} vertex ids", array=schema.PERM, store=self.location)
+        return perm
 
     @functools.cached_property
     def _originals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -115,7 +122,17 @@ class Graph:
         """The edges' weights, chunk by chunk as ``adj``'s."""
         if not self.weighted:
             raise ValueError(f"{self.location} has no edge weights (build it from weighted input)")
-        return WeightStore(self._part(reverse)[schema.WEIGHTS], self.location)
+        facts = self.weight_facts(reverse)
+        return WeightStore(self._part(reverse)[schema.WEIGHTS], self.location, bounds=(facts["min"], facts["max"]) if "min" in facts else None)
+
+    def weight_facts(self, reverse: bool = False) -> dict:
+        """The least, largest and mean weight its build recorded (empty when it recorded none):
+        every weight read is checked against them, and SSSP trusts the least."""
+        facts = self._part(reverse).attrs.get("weights", {})
+        numbers = isinstance(facts, dict) and all(type(facts.get(k)) in (int, float) and math.isfinite(facts[k]) for k in ("min", "max", "mean"))
+        if facts != {} and not (numbers and facts["min"] <= facts["mean"] <= facts["max"]):
+            raise StoreError(f"{self.location}: the recorded weights attribute is damaged: {facts!r}")
+        return facts
 
     def _kept(self, what: str, reverse: bool, weights: bool, load):
         """A loaded form of the graph (``what``: "resident" or "device"), with or without weights;
@@ -220,14 +237,14 @@ class Graph:
             "weighted": self.weighted,
             "chunk_edges": self.chunk_edges,
             "id_dtype": self.attrs["id_dtype"],
-            "vertex_order": self.attrs["vertex_order"],
+            "vertex_order": self.attrs.get("vertex_order"),
             "relabelled": self.attrs.get("relabelled", False),
-            "degree": self.attrs["degree"],
-            "build": self.attrs["build"],
+            "degree": self.attrs.get("degree"),
+            "build": self.attrs.get("build"),
             **self._sizes(reverse=False),
         }
         if self.has_reverse:
-            info["reverse"] = {"degree": self._part(True).attrs["degree"], **self._sizes(reverse=True)}
+            info["reverse"] = {"degree": self._part(True).attrs.get("degree"), **self._sizes(reverse=True)}
         return info
 
     def _sizes(self, reverse: bool) -> dict:

@@ -126,14 +126,18 @@ def validated(
 
 
 def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: int) -> np.ndarray:
-    """Chunk ``c``'s weights, its first ``n_edges``, once they are known to be finite numbers."""
+    """Chunk ``c``'s weights, its first ``n_edges``, once they are known to be finite numbers within
+    the range the build recorded."""
     if len(weights) < n_edges:
         raise store.corrupt(f"holds {len(weights)} weights for {n_edges} edges", c)
     weights = weights[:n_edges]
     bad = ~np.isfinite(weights)
+    if store.bounds is not None:  # outside the recorded range: e.g. a negative weight SSSP would loop on
+        bad |= (weights < store.bounds[0]) | (weights > store.bounds[1])
     if bad.any():
         i = int(np.argmax(bad))
-        raise store.corrupt(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}", c)
+        where = f", outside the recorded {store.bounds[0]}..{store.bounds[1]}" if store.bounds is not None else ""
+        raise store.corrupt(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}{where}", c)
     return weights
 
 

@@ -122,10 +122,12 @@ class WeightStore:
     """Read access to the ``weights`` chunks aligned with an ``adj`` array: chunk c holds the
     float32 weights of edges ``c * chunk_edges ...``. A raw array (bytes and crc32c, as builds
     write it) is read like ``adj``, concurrently and with only its checksum checked; any other
-    codec (stores built before weights were read in place) through Zarr's decode path."""
+    codec (stores built before weights were read in place) through Zarr's decode path. ``bounds``:
+    the least and largest weight the build recorded, which every chunk read must respect."""
 
-    def __init__(self, array: zarr.Array, location: str | None = None):
+    def __init__(self, array: zarr.Array, location: str | None = None, bounds: tuple[float, float] | None = None):
         self.array = array
+        self.bounds = bounds
         self.name = array.path
         self.chunk_edges = array.chunks[0]
         self.raw = [type(c).__name__ for c in array.metadata.codecs] == ["BytesCodec", "Crc32cCodec"]
