@@ -12,6 +12,7 @@ import os
 import posixpath
 import shutil
 import tempfile
+import uuid
 import warnings
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -28,6 +29,7 @@ from .errors import DestinationError, StoreError, StoreExistsError
 
 SCHEMA_VERSION = 1
 ADJ, INDPTR, WEIGHTS, PERM, REVERSE = "adj", "indptr", "weights", "perm", "reverse"
+BUILD_ID = "build_id"  # group attribute: a token unique to each build
 VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
 # Zarr skips chunks that hold only the fill value and reads them back as such, so a lost chunk
 # would pass for zeros; stores hold every chunk of indptr, perm and weights, and a missing one is damage.
@@ -70,7 +72,9 @@ def staged_store(target: str | os.PathLike, *, overwrite: bool = False, inputs: 
         raise FileNotFoundError(f"cannot create {target}: {parent} is not a directory")
     stage = parent / temps.sibling_name(_name(dest), "tmp")
     try:
-        yield zarr.open_group(str(stage), mode="w-")
+        group = zarr.open_group(str(stage), mode="w-")
+        yield group
+        group.attrs[BUILD_ID] = uuid.uuid4().hex  # readers tell this store from its successor by it
         _commit(stage, _destination(target, overwrite=overwrite, inputs=inputs))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -325,6 +329,14 @@ def open_group(target: str | os.PathLike, *, check: bool = True) -> zarr.Group:
     return group
 
 
+def current_build_id(group: zarr.Group) -> str | None:
+    """The build id of the store now at ``group``'s place, read afresh (it changes when the store is replaced)."""
+    try:
+        return zarr.open_group(group.store, mode="r").attrs.get(BUILD_ID)
+    except Exception as e:  # noqa: BLE001 (gone, or half moved: replaced all the same)
+        return f"unreadable ({type(e).__name__})"
+
+
 # The group attributes every store has, and their JSON types (bool is no int here).
 ATTRIBUTES = {"n_vertices": int, "n_edges": int, "directed": bool, "weighted": bool, "format": str, "chunk_edges": int, "id_dtype": str, "vertex_order": str, "degree": dict, "build": dict}
 
@@ -378,9 +390,14 @@ def layout_problems(group: zarr.Group) -> list[tuple[str, str]]:
                 problems.append((where, f"missing ({where}/zarr.json is not in the store)"))
             elif array.shape != shape or array.dtype != np.dtype(dt) or (chunks is not None and array.chunks != chunks):
                 problems.append((where, f"is {array.shape} {array.dtype} in chunks of {array.chunks}, the store's attributes say {shape} {dt}" + (f" in chunks of {chunks}" if chunks else "")))
-            elif name == ADJ and getattr(array.metadata.codecs[0], "name", None) != f"graphtier.{fmt}":
-                problems.append((where, f"is encoded with {array.metadata.codecs[0]}, not the store's format {fmt}"))
+            elif name == ADJ and not _adj_codecs(array.metadata.codecs, fmt):
+                problems.append((where, f"is encoded with {array.metadata.codecs}, not the store's format {fmt} and its crc32c"))
     return problems
+
+
+def _adj_codecs(codecs, fmt: str) -> bool:
+    """Whether ``adj``'s codecs are the format's serializer, then the crc32c that ChunkStore checks and strips."""
+    return len(codecs) == 2 and isinstance(codecs[0], graph_codecs.GraphZarrCodec) and codecs[0].name == graph_codecs.NUMCODECS[fmt].codec_id and isinstance(codecs[1], Crc32cCodec)
 
 
 def _listing(group: zarr.Group, name: str) -> list[str]:

@@ -30,7 +30,10 @@ class Graph:
 
     def _once(self, what: object, reverse: bool, load):
         if (what, reverse) not in self._loaded:
-            self._loaded[what, reverse] = load()
+            loaded = load()
+            if schema.current_build_id(self.group) != self.attrs.get(schema.BUILD_ID):
+                raise StoreError(f"{self.location} was replaced while it was being read; open it again")
+            self._loaded[what, reverse] = loaded
         return self._loaded[what, reverse]
 
     n_vertices = property(lambda self: int(self.attrs["n_vertices"]))

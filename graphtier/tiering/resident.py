@@ -133,7 +133,7 @@ def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: 
     weights = weights[:n_edges]
     bad = ~np.isfinite(weights)
     if store.bounds is not None:  # outside the recorded range: e.g. a negative weight SSSP would loop on
-        bad |= (weights < store.bounds[0]) | (weights > store.bounds[1])
+        bad |= (weights < np.float64(store.bounds[0])) | (weights > np.float64(store.bounds[1]))
     if bad.any():
         i = int(np.argmax(bad))
         where = f", outside the recorded {store.bounds[0]}..{store.bounds[1]}" if store.bounds is not None else ""

@@ -1,0 +1,133 @@
+"""Readers while a store is rebuilt in place, and damage to stores that are no directory (issue 14):
+a reader sees the old or the new complete store or a clear error, never garbage; a store on
+fsspec's memory filesystem or in a zip fails under damage as a directory store does."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import uuid
+import zipfile
+
+import fsspec
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import shortest_path
+
+import graphtier as gt
+from graphtier.errors import CorruptChunkError, GraphtierError, StoreError
+from tests.conftest import reference_csr
+
+SEEDS = (1, 2)  # the two Kronecker graphs the rebuilder alternates, told apart by their edge counts
+SCALE = 8
+
+
+def edges(seed: int) -> np.ndarray:
+    return gt.generators.kronecker(SCALE, seed=seed)
+
+
+def expected(seed: int) -> tuple[int, np.ndarray]:
+    """The graph's edge count as stored (symmetrized, deduplicated) and its BFS distances from 0."""
+    m = reference_csr(edges(seed), 1 << SCALE, symmetrize=True)
+    d = shortest_path(m, unweighted=True, indices=0)
+    return m.nnz, np.where(np.isinf(d), -1, d).astype(np.int32)
+
+
+def read_loop(path: str, seconds: float, ready, go, out) -> None:
+    """Open, describe and BFS the store over and over; count what each attempt saw."""
+    graphs = dict(expected(seed) for seed in SEEDS)
+    gt.bfs(gt.open(path), 0, device="cpu")  # compiled before the clock starts
+    ready.release()
+    go.wait()
+    seen: dict[str, int] = {}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            g = gt.open(path)
+            g.info()
+            got = gt.bfs(g, 0, device="cpu").distances
+            kind = f"graph of {g.n_edges} edges" if np.array_equal(got, graphs.get(g.n_edges)) else "garbage"
+        except (GraphtierError, FileNotFoundError) as e:  # clear errors: a StoreError, a damaged chunk, no store for a moment
+            kind = type(e).__name__
+        except Exception as e:  # noqa: BLE001 (anything else is a bug, counted by its kind)
+            kind = f"unexpected {type(e).__name__}: {e}"
+        seen[kind] = seen.get(kind, 0) + 1
+    out.put(seen)
+
+
+def test_readers_see_old_or_new_or_a_clear_error(tmp_path):
+    path = tmp_path / "g.gt"
+    build = lambda seed: gt.build(edges(seed), path, symmetrize=True, chunk_edges=256, overwrite=True)
+    build(SEEDS[0])
+    ctx = multiprocessing.get_context("spawn")  # Numba's thread pool does not survive a fork
+    ready, go, out = ctx.Semaphore(0), ctx.Event(), ctx.Queue()
+    readers = [ctx.Process(target=read_loop, args=(str(path), 2.0, ready, go, out)) for _ in range(2)]
+    for r in readers:
+        r.start()
+    for _ in readers:
+        assert ready.acquire(timeout=120)
+    go.set()
+    builds = 0
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        builds += 1
+        build(SEEDS[builds % 2])
+    seen = [out.get(timeout=120) for _ in readers]
+    for r in readers:
+        r.join(timeout=60)
+    total = {k: sum(s.get(k, 0) for s in seen) for k in set().union(*seen)}
+    graphs = {f"graph of {expected(seed)[0]} edges" for seed in SEEDS}
+    assert builds >= 4 and all(r.exitcode == 0 for r in readers), (builds, total)
+    assert set(total) <= graphs | {"StoreError", "CorruptChunkError", "FileNotFoundError"}, total
+    assert sum(total.get(g, 0) for g in graphs) > 0, total
+
+
+def damage_cases():
+    """(name, what to do to the store's files as a dict path -> bytes, the error it must raise)."""
+
+    def flip(files, key):
+        b = bytearray(files[key])
+        b[len(b) // 2] ^= 0xFF
+        files[key] = bytes(b)
+
+    return {
+        "adj chunk flipped": (lambda f: flip(f, "adj/c/1/0"), CorruptChunkError, r"adj chunk 1: .*crc32c"),
+        "indptr chunk flipped": (lambda f: flip(f, "indptr/c/0"), CorruptChunkError, r"indptr chunk 0: cannot be decoded"),
+        "adj metadata missing": (lambda f: f.pop("adj/zarr.json"), StoreError, r"adj is missing"),
+        "adj metadata garbage": (lambda f: f.update({"adj/zarr.json": b"\x00garbage"}), StoreError, r"adj/zarr.json cannot be read"),
+        "root attributes damaged": (lambda f: f.update({"zarr.json": f["zarr.json"].replace(b'"n_vertices"', b'"n_vertexes"')}), StoreError, r"n_vertices"),
+    }
+
+
+def run_queries(location: str) -> None:
+    g = gt.open(location)
+    g.info()
+    gt.bfs(g, 0, device="cpu")
+
+
+@pytest.mark.parametrize("case", list(damage_cases()))
+def test_damage_reads_the_same_in_a_directory_a_zip_and_memory(tmp_path, case):
+    damage, error, message = damage_cases()[case]
+    directory = tmp_path / "g.gt"
+    gt.build(edges(1), directory, symmetrize=True, chunk_edges=256)
+    files = {p.relative_to(directory).as_posix(): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+    damage(files)
+    for p in list(directory.rglob("*")):
+        if p.is_file() and p.relative_to(directory).as_posix() not in files:
+            p.unlink()
+    for key, data in files.items():
+        (directory / key).write_bytes(data)
+    packed = tmp_path / "g.zip"
+    with zipfile.ZipFile(packed, "w") as zf:
+        for key, data in files.items():
+            zf.writestr(key, data)
+    url = f"memory://damaged-{uuid.uuid4().hex}"
+    fs = fsspec.filesystem("memory")
+    for key, data in files.items():
+        fs.pipe(f"{url[len('memory://') :]}/{key}", data)
+    try:
+        for location in (str(directory), str(packed), url):
+            with pytest.raises(error, match=message):
+                run_queries(location)
+    finally:
+        fs.rm(url[len("memory://") :], recursive=True)
