@@ -41,16 +41,17 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
-def owner_tag() -> str:
-    """This process's tag: host, pid and start time."""
-    return f"{_host()}-{os.getpid()}-{_start_time(os.getpid())}"
+def owner_tag(pid: int | None = None) -> str:
+    """The tag of this process (or the running process ``pid``): host, pid and start time."""
+    pid = os.getpid() if pid is None else pid
+    return f"{_host()}-{pid}-{_start_time(pid)}"
 
 
-def sibling_name(name: str, kind: str, *, hidden: bool = True) -> str:
+def sibling_name(name: str, kind: str, *, hidden: bool = True, pid: int | None = None) -> str:
     """A fresh temporary name beside ``name``: ``.NAME.tmp-TAG-RANDOM`` (``kind`` "tmp", a store being
-    built) or ``.NAME.old-TAG-RANDOM`` ("old", a store moved aside while its successor moves in).
-    Remote stores (``hidden`` false) drop the leading dot."""
-    return f"{'.' if hidden else ''}{name}.{kind}-{owner_tag()}-{uuid.uuid4().hex[:8]}"
+    built) or ``.NAME.old-TAG-RANDOM`` ("old", a store moved aside while its successor moves in),
+    owned by this process (or ``pid``). Remote stores (``hidden`` false) drop the leading dot."""
+    return f"{'.' if hidden else ''}{name}.{kind}-{owner_tag(pid)}-{uuid.uuid4().hex[:8]}"
 
 
 def sort_prefix() -> str:

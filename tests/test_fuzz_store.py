@@ -197,7 +197,7 @@ def test_seed_store_is_accepted(fmt, tmp_path):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz_store(fmt, tmp_path):
-    @settings(max_examples=10, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=6, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
     def run(data):
         target = data.draw(st.sampled_from(targets(fmt)))

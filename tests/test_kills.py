@@ -204,9 +204,12 @@ def test_sigkill_leftovers_are_swept_by_the_next_build(setup):
 
 
 def dead_owner_name(name: str, kind: str) -> str:
-    """A sibling name made by a process that has since exited."""
-    code = f"from graphtier import temps; print(temps.sibling_name({name!r}, {kind!r}))"
-    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.strip()
+    """A sibling name owned by a process that has since exited."""
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        return temps.sibling_name(name, kind, pid=child.pid)
+    finally:
+        child.communicate()
 
 
 def test_store_moved_aside_by_a_killed_build_is_restored(setup):
@@ -245,3 +248,18 @@ def test_live_owners_and_other_names_are_never_swept(setup, tmp_path):
 def test_kill_campaign_short(tmp_path):
     records = campaign(tmp_path, seconds=0, seed=14, scale=10, formats=("csr", "log"), spans={"convert": 0.3, "recode": 0.2, "bfs": 5.0})
     assert [r["op"] for r in records] == ["convert", "recode", "bfs"]
+
+
+def test_remote_leftovers_are_swept(setup):
+    """A URL destination: a killed build's temporary keys beside it go at the next build there."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    dead_tmp, dead_old = (dead_owner_name("k.gt", kind)[1:] for kind in ("tmp", "old"))  # remote names have no dot
+    for name in (dead_tmp, dead_old, "k.gt.tmp-notours"):
+        fs.pipe(f"/sweep/{name}/zarr.json", b"{}")
+    try:
+        gt.build(setup.text, "memory://sweep/k.gt", symmetrize=True)
+        assert sorted(p.rsplit("/", 1)[1] for p in fs.ls("/sweep", detail=False)) == ["k.gt", "k.gt.tmp-notours"]
+    finally:
+        fs.rm("/sweep", recursive=True)

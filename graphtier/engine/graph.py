@@ -131,7 +131,7 @@ class Graph:
     def weight_facts(self, reverse: bool = False) -> dict:
         """The least, largest and mean weight its build recorded (empty when it recorded none):
         every weight read is checked against them, and SSSP trusts the least."""
-        facts = self._part(reverse).attrs.get("weights", {})
+        facts = (self._part(True).attrs if reverse else self.attrs).get("weights", {})
         numbers = isinstance(facts, dict) and all(type(facts.get(k)) in (int, float) and math.isfinite(facts[k]) for k in ("min", "max", "mean"))
         if facts != {} and not (numbers and facts["min"] <= facts["mean"] <= facts["max"]):
             raise StoreError(f"{self.location}: the recorded weights attribute is damaged: {facts!r}")
