@@ -388,7 +388,7 @@ def layout_problems(group: zarr.Group) -> list[tuple[str, str]]:
                 problems.append(found)
             elif array is None:
                 problems.append((where, f"missing ({where}/zarr.json is not in the store)"))
-            elif array.shape != shape or array.dtype != np.dtype(dt) or (chunks is not None and array.chunks != chunks):
+            elif array.shape != shape or array.dtype != np.dtype(dt) or (chunks is not None and array.chunks != chunks) or min(array.chunks, default=0) < 1:
                 problems.append((where, f"is {array.shape} {array.dtype} in chunks of {array.chunks}, the store's attributes say {shape} {dt}" + (f" in chunks of {chunks}" if chunks else "")))
             elif name == ADJ and not _adj_codecs(array.metadata.codecs, fmt):
                 problems.append((where, f"is encoded with {array.metadata.codecs}, not the store's format {fmt} and its crc32c"))

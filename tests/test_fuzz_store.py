@@ -4,7 +4,7 @@ metadata. Opening the store, ``info`` and BFS (resident and out of core) and SSS
 work or raise graphtier's own errors naming the array; never another exception, a crash or a hang.
 
 ``exercise`` is the one harness: hypothesis drives it here, and ``benchmarks/faults.py fuzz`` runs it
-longer (coverage-guided with atheris where that installs). ``tests/corpus/`` keeps interesting
+longer. ``tests/corpus/`` keeps interesting
 inputs (regressions among them), each replayed by the suite.
 """
 
