@@ -88,9 +88,9 @@ def damage_cases():
 
     return {
         "adj chunk flipped": (lambda f: flip(f, "adj/c/1/0"), CorruptChunkError, r"adj chunk 1: .*crc32c"),
-        "indptr chunk flipped": (lambda f: flip(f, "indptr/c/0"), CorruptChunkError, r"indptr chunk 0: cannot be decoded"),
-        "adj metadata missing": (lambda f: f.pop("adj/zarr.json"), StoreError, r"adj is missing"),
-        "adj metadata garbage": (lambda f: f.update({"adj/zarr.json": b"\x00garbage"}), StoreError, r"adj/zarr.json cannot be read"),
+        "indptr chunk flipped": (lambda f: flip(f, "indptr/c/0"), CorruptChunkError, r"indptr chunk 0: decoding it failed"),
+        "adj metadata missing": (lambda f: f.pop("adj/zarr.json"), StoreError, r"adj/zarr.json is missing"),
+        "adj metadata garbage": (lambda f: f.update({"adj/zarr.json": b"\x00garbage"}), StoreError, r"adj/zarr.json is unreadable"),
         "root attributes damaged": (lambda f: f.update({"zarr.json": f["zarr.json"].replace(b'"n_vertices"', b'"n_vertexes"')}), StoreError, r"n_vertices"),
     }
 
