@@ -26,7 +26,7 @@ from .errors import CorruptChunkError, DeviceError, EmptyGraphError, InputError,
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
 
-EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED = 3, 4, 130
+EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED, EXIT_PIPE = 3, 4, 130, 141  # 141: as a shell reports a tool SIGPIPE ended
 
 
 def _emit(args, payload: dict, text: str) -> None:
@@ -381,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args) -> int:
     try:
         code = args.func(args)
+        sys.stdout.flush()  # here, so that a reader gone away is met below, not at exit
+    except BrokenPipeError:  # the output's reader went away (`| head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left for Python's last flush
+        return EXIT_PIPE
     except EmptyGraphError as e:
         print(f"graphtier: bad input: {e.file}: {e.finding} (pass --allow-empty to build an empty graph)", file=sys.stderr)
         return EXIT_INPUT

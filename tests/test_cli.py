@@ -71,6 +71,16 @@ def test_console_script_help():
         assert command in out.stdout
 
 
+def test_output_reader_gone_away_is_no_traceback(tmp_path):
+    """`graphtier info STORE | head`, with the reader gone before anything is written."""
+    store = tmp_path / "g.gt"
+    gt.build(gt.generators.kronecker(6, seed=1), store, progress=False)
+    proc = subprocess.Popen([sys.executable, "-m", "graphtier.cli", "info", str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141 and "Traceback" not in err and "Exception ignored" not in err, err
+
+
 def test_bfs_on_cuda_without_a_gpu_exits_2(tmp_path, monkeypatch, capsys):
     from graphtier.runtime import config as backend
 
