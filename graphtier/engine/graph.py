@@ -19,6 +19,16 @@ from ..tiering.scheduler import Scheduler
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
 
 
+def perm_problem(perm: np.ndarray, n_vertices: int, relabelled: bool) -> str | None:
+    """What is wrong with ``perm``, None if nothing: each original id named once, and below the
+    vertex count unless the build relabelled (a reordered graph's ids are its own, renamed)."""
+    if len(np.unique(perm)) != len(perm):
+        return "names some original id twice"
+    if not relabelled and len(perm) and int(perm.max()) >= n_vertices:
+        return f"holds id {int(perm.max())}, not below the {n_vertices} vertices of a graph that was not relabelled"
+    return None
+
+
 class Graph:
     """A graph store opened read-only. Cheap to create; arrays load on first use."""
 
@@ -78,9 +88,9 @@ class Graph:
         if schema.PERM not in self.group:
             return None
         perm = read_vector(self.group[schema.PERM], self.location)
-        # distinct ids; a reordered graph's are its own vertices, renamed
-        if len(np.unique(perm)) != len(perm) or (not self.attrs.get("relabelled") and len(perm) and int(perm.max()) >= self.n_vertices):
-            raise CorruptChunkError(f"is not a permutation of the graph's {self.n_vertices} vertex ids", array=schema.PERM, store=self.location)
+        problem = perm_problem(perm, self.n_vertices, bool(self.attrs.get("relabelled")))
+        if problem:
+            raise CorruptChunkError(problem, array=schema.PERM, store=self.location)
         return perm
 
     @functools.cached_property

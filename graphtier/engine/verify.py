@@ -23,7 +23,7 @@ from ..errors import CorruptChunkError, StoreError
 from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
 from .build import degree_summary
-from .graph import Graph
+from .graph import Graph, perm_problem
 
 BATCH = 8  # chunks read at a time (concurrently)
 _MASK = (1 << 64) - 1
@@ -197,10 +197,9 @@ def _check_perm(graph: Graph, report: VerifyReport) -> None:
     except CorruptChunkError as e:
         report.problems.append(_problem(e, array.path, e.chunk))
         return
-    if len(np.unique(perm)) != len(perm):
-        report.problems.append(Problem(array.path, None, "names some original id twice"))
-    elif not graph.attrs.get("relabelled") and len(perm) and int(perm.max()) >= graph.n_vertices:
-        report.problems.append(Problem(array.path, None, f"holds id {int(perm.max())}, not below the {graph.n_vertices} vertices of a graph that was not relabelled"))
+    problem = perm_problem(perm, graph.n_vertices, bool(graph.attrs.get("relabelled")))
+    if problem:
+        report.problems.append(Problem(array.path, None, problem))
 
 
 def _check_transpose(graph: Graph, forward: _Sums, reverse: _Sums, report: VerifyReport) -> None:

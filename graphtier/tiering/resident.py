@@ -132,7 +132,7 @@ def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: 
         raise store.corrupt(f"holds {len(weights)} weights for {n_edges} edges", c)
     weights = weights[:n_edges]
     bad = ~np.isfinite(weights)
-    if store.bounds is not None:  # outside the recorded range: e.g. a negative weight SSSP would loop on
+    if store.bounds is not None:  # outside the recorded range is damage: algorithms trust that range
         bad |= (weights < np.float64(store.bounds[0])) | (weights > np.float64(store.bounds[1]))
     if bad.any():
         i = int(np.argmax(bad))

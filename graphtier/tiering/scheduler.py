@@ -8,7 +8,7 @@ The device region holds, after indptr and the round tables:
   keep their offsets on the device for the same reason);
 - the *sidecars* an algorithm registers (``Sidecar``), when kernels read chunks in place: a value
   per vertex derived from the chunk that holds the vertex's list the first time it is validated
-  (BFS keeps one in-neighbour per vertex there, to check before reading a list in place);
+  (say, one in-neighbour per vertex, checked before a list is read in place);
 - *slots* for whole chunks (each followed by its edges' weights when the algorithm reads them):
   equal slots as large as the largest, least recently used out; or, when the budget holds every
   chunk, one slot per chunk at its own place (nothing evicted).

@@ -43,11 +43,7 @@ class ChunkStore:
 
     def read(self, chunk_ids: Sequence[int]) -> list[np.ndarray]:
         """The chunks' encoded bytes (crc checked and removed), fetched concurrently."""
-        out = self.read_each(chunk_ids)
-        for r in out:
-            if isinstance(r, Exception):
-                raise r
-        return out
+        return _raising(self.read_each(chunk_ids))
 
     def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
         """As ``read``, but a chunk that cannot be read gives its error in its place, so that a
@@ -81,11 +77,7 @@ class ChunkStore:
 
     def _gather(self, coros: list, chunk_ids: Sequence[int]) -> list:
         """The coroutines' results; a failed read raises its chunk's error."""
-        results = self._results(coros, chunk_ids)
-        for r in results:
-            if isinstance(r, Exception):
-                raise r
-        return results
+        return _raising(self._results(coros, chunk_ids))
 
     def _results(self, coros: list, chunk_ids: Sequence[int]) -> list:
         """The coroutines' results, a failed read replaced by an error naming its chunk."""
@@ -136,10 +128,7 @@ class WeightStore:
 
     def read(self, chunk_ids: Sequence[int]) -> tuple[list[np.ndarray], int]:
         """The chunks' weights (the last chunk's padding included) and the bytes read for them."""
-        out = self.read_each(chunk_ids)
-        for w in out:
-            if isinstance(w, Exception):
-                raise w
+        out = _raising(self.read_each(chunk_ids))
         return out, sum(w.nbytes + (CRC_BYTES if self.raw else 0) for w in out)
 
     def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
@@ -160,6 +149,14 @@ class WeightStore:
         if len(blob) % 4:
             return self.corrupt(f"holds {len(blob)} bytes, not a whole number of float32 weights", c)
         return blob.view("<f4")
+
+
+def _raising(results: list) -> list:
+    """``results`` of reads done per chunk, once none of them is an error (the first one raised)."""
+    for r in results:
+        if isinstance(r, Exception):
+            raise r
+    return results
 
 
 def decoded_chunk(chunks: ChunkStore, c: int) -> np.ndarray:
