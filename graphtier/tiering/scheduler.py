@@ -63,6 +63,7 @@ from .resident import (
     unit_bytes,
     validated,
     validated_weights,
+    weights_start,
 )
 from .slots import SlotCache
 from .storage import CRC_BYTES, ChunkStore, WeightStore
@@ -71,6 +72,9 @@ from .storage import CRC_BYTES, ChunkStore, WeightStore
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
 ZERO_COPY_SHARE = 0.25
 ZERO_COPY = ("auto", "always", "never")
+# A sweep's copies per round: small enough that most slots keep a prefix of the graph across
+# sweeps, large enough that a round's kernel launches are few against its copies.
+SWEEP_ROUND_BYTES = 32 << 20
 INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
 COUNTERS = (
     "bytes_store_read",
@@ -150,9 +154,9 @@ class Scheduler:
         self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)
-        self.unit_bytes = np.array([unit_bytes(int(b), int(e), weights is not None) for b, e in zip(self.chunk_bytes, self.layout[:, CHUNK_EDGES])], np.int64)
+        self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
         if weights is not None:
-            self.layout[:, WEIGHTS_START] = [pad8(int(b)) for b in self.chunk_bytes]
+            self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
         slot_bytes = int(self.unit_bytes.max(initial=8))
         self.fixed_bytes = fixed_bytes(n_vertices, n)
         left = chunk_budget - self.fixed_bytes  # what the device region may take
@@ -394,7 +398,11 @@ class Scheduler:
         n = self.n_chunks
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= 3  # room for the round computing, the next, and no more
-        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), self.host.n_slots // 2))
+        if in_place:
+            batch = self.host.n_slots
+        else:  # the slots two rounds of copies leave stay with the prefix of the graph they hold
+            rounds_slots = max(1, SWEEP_ROUND_BYTES // self.memory.slot_bytes)
+            batch = max(1, min(self.device.n_slots // 3 if overlap else self.device.n_slots, rounds_slots, self.host.n_slots // 2))
         previous: list[int] = []
         c = 0
         while c < n:
