@@ -27,7 +27,7 @@ from .engine import (
     validate_bfs_tree,
     verify,
 )
-from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError
+from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreReplacedError
 from .partition import generators
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "Problem",
     "SSSPResult",
     "StoreError",
+    "StoreReplacedError",
     "VerifyReport",
     "__version__",
     "bfs",

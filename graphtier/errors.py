@@ -38,6 +38,15 @@ class StoreError(GraphtierError):
     """A store that is missing, of the wrong schema, or inconsistent."""
 
 
+class StoreReplacedError(StoreError):
+    """A store rebuilt in place (``overwrite``) after this handle opened it: what it read may mix
+    the two builds, so the read stops; opening the store again reads the new one."""
+
+    def __init__(self, location: str):
+        super().__init__(f"{location} was replaced while it was being read; open it again")
+        self.location = location
+
+
 class StoreExistsError(StoreError, FileExistsError):
     """A graph store already at a build's destination: only ``overwrite`` replaces it. ``path``
     lets the command line word its own advice (``--overwrite``)."""

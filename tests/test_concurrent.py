@@ -74,7 +74,7 @@ def test_readers_see_old_or_new_or_a_clear_error(tmp_path):
     total = {k: sum(s.get(k, 0) for s in seen) for k in set().union(*seen)}
     graphs = {f"graph of {gt.open(r).n_edges} edges" for r in references}
     assert len(graphs) == 2 and builds >= 4 and all(r.exitcode == 0 for r in readers), (builds, total)
-    assert set(total) <= graphs | {"StoreError", "CorruptChunkError", "FileNotFoundError"}, total
+    assert set(total) <= graphs | {"StoreError", "StoreReplacedError", "CorruptChunkError", "FileNotFoundError"}, total
     assert sum(total.get(g, 0) for g in graphs) > 0, total
 
 
@@ -127,3 +127,57 @@ def test_damage_reads_the_same_in_a_directory_a_zip_and_memory(tmp_path, case):
                 run_queries(location)
     finally:
         fs.rm(url[len("memory://") :], recursive=True)
+
+
+def successor(name: str, edges: np.ndarray) -> np.ndarray:
+    """A graph to rebuild the store with: ``same lists``, every vertex with as many out-edges as in
+    ``edges`` but to other vertices (the same indptr, so every chunk of it passes the checks made
+    against the first build's; read mid-query, its chunks mix into the first's unseen), or
+    ``another graph`` (chunks that disagree with the first build's indptr, or are missing)."""
+    if name == "same lists":
+        relabel = np.random.default_rng(1).permutation(int(edges.max()) + 1)
+        return np.column_stack([edges[:, 0], relabel[edges[:, 1]]])
+    return gt.generators.kronecker(SCALE + 3, edge_factor=4, seed=8)
+
+
+@pytest.mark.parametrize("name", ["same lists", "another graph"])
+def test_a_store_replaced_between_reads_of_a_query_is_refused(tmp_path, monkeypatch, name):
+    """A rebuild with overwrite lands between two batches of a streamed query's chunk reads
+    (deterministically: just before the third). The query stops with StoreReplacedError rather
+    than finish on chunks of two builds, and the store opened again gives the new graph's result."""
+    from graphtier.tiering import storage
+
+    first = gt.generators.kronecker(SCALE + 3, edge_factor=8, seed=7)
+    path, new = tmp_path / "g.gt", successor(name, first)
+    kw = {"chunk_edges": 2048, "progress": False}
+    g = gt.build(first, path, **kw)
+    source = int(np.argmax(np.diff(g.indptr())))
+    budgets = {"device": "cpu", "device_memory": 150_000, "host_memory": 30_000, "direction": "push"}
+    expected = gt.bfs(gt.build(new, tmp_path / "new.gt", **kw), source, device="cpu", direction="push").distances
+    read, reads = storage.ChunkStore.read, []
+
+    def replacing(self, chunk_ids):
+        reads.append(list(chunk_ids))
+        if len(reads) == 3:
+            gt.build(new, path, overwrite=True, **kw)
+        return read(self, chunk_ids)
+
+    monkeypatch.setattr(storage.ChunkStore, "read", replacing)
+    with pytest.raises(gt.StoreReplacedError, match=f"{path} was replaced while it was being read; open it again"):
+        gt.bfs(g, source, **budgets)
+    assert len(reads) >= 3
+    monkeypatch.undo()
+    np.testing.assert_array_equal(gt.bfs(gt.open(path), source, **budgets).distances, expected)
+
+
+def test_the_store_is_checked_once_per_batch_of_reads(tmp_path, monkeypatch):
+    """What the check costs: one read of the root metadata after each operator call that read
+    chunks from the store, however many it read (and one more when a read fails)."""
+    from graphtier.tiering import storage
+
+    g = gt.build(edges(1), tmp_path / "g.gt", symmetrize=True, chunk_edges=256, progress=False)
+    check, checks = storage.ChunkStore.check_unchanged, []
+    monkeypatch.setattr(storage.ChunkStore, "check_unchanged", lambda self: checks.append(1) or check(self))
+    r = gt.bfs(g, int(np.argmax(np.diff(g.indptr()))), device="cpu", device_memory=40_000, host_memory=8_000, direction="push")
+    reading = sum(it["host_misses"] > 0 for it in r.stats["iterations"])
+    assert 0 < len(checks) == reading < r.stats["host_misses"], (len(checks), reading, r.stats["host_misses"])

@@ -11,7 +11,7 @@ import zarr
 
 from .. import codecs as graph_codecs
 from .. import store as schema
-from ..errors import CorruptChunkError, StoreError
+from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
 from ..tiering.resident import LINE_BYTES, TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident, pad_line
 from ..tiering.scheduler import Scheduler
@@ -40,10 +40,14 @@ class Graph:
     def _once(self, what: object, reverse: bool, load):
         if (what, reverse) not in self._loaded:
             loaded = load()
-            if schema.current_build_id(self.group) != self.attrs.get(schema.BUILD_ID):
-                raise StoreError(f"{self.location} was replaced while it was being read; open it again")
+            if not self._unchanged():
+                raise StoreReplacedError(self.location)
             self._loaded[what, reverse] = loaded
         return self._loaded[what, reverse]
+
+    def _unchanged(self) -> bool:
+        """Whether the store at this place is still the build this handle opened."""
+        return schema.current_build_id(self.group) == self.attrs.get(schema.BUILD_ID)
 
     n_vertices = property(lambda self: int(self.attrs["n_vertices"]))
     n_edges = property(lambda self: int(self.attrs["n_edges"]))
@@ -124,7 +128,9 @@ class Graph:
         return np.where(refs >= 0, self._originals[2][np.maximum(refs, 0)], -1)
 
     def chunks(self, reverse: bool = False) -> ChunkStore:
-        return ChunkStore(self._part(reverse)[schema.ADJ], self.format, self.location)
+        """The stored chunks of ``adj``; reads made through it later (out of core) check that the
+        store was not replaced meanwhile."""
+        return ChunkStore(self._part(reverse)[schema.ADJ], self.format, self.location, unchanged=self._unchanged)
 
     @property
     def codec(self) -> graph_codecs.GraphChunkCodec:

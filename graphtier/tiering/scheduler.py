@@ -50,7 +50,7 @@ import numpy as np
 
 from ..codecs import GraphChunkCodec
 from ..codecs.header import pad8
-from ..errors import DeviceError
+from ..errors import DeviceError, GraphtierError
 from .memory import TABLE_RING, CpuMemory, CudaMemory
 from .resident import (
     ABSENT,
@@ -322,6 +322,8 @@ class Scheduler:
             need = self._need_row()
             demand(need)
             yield from self._streamed_rounds(it, self.memory.to_numpy(need))
+        if it["host_misses"]:  # after its reads: a store replaced before them shows now
+            self.store.check_unchanged()
         for k in COUNTERS:
             self.totals[k] += it[k]
 
@@ -453,23 +455,27 @@ class Scheduler:
             if c in self.host:
                 self.host.touch(c)
         derived = []
-        weights, nbytes = self.weight_store.read(missing) if self.weight_store is not None and missing else ([None] * len(missing), 0)
-        it["bytes_store_read"] += nbytes
-        for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
-            h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
-            if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
-                raise self.store.corrupt("chunk changed in the store since it was opened", c)
-            slot, _ = self.host.place(c, keep=chunks)
-            self.memory.host_waits(self.host.fence[slot])
-            view = self.memory.host_view(slot)
-            view[: len(blob)] = blob
-            if w is not None:
-                w = validated_weights(self.weight_store, c, w, h.n_edges).view(np.uint8)
-                view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + len(w)] = w
-            it["bytes_store_read"] += len(blob) + CRC_BYTES
-            if not self.derived[c]:
-                derived += [(side, side.derive(c, h.first_src, offsets, dst, self.host_indptr, self.chunk_edges)) for side in self.sidecars]
-                self.derived[c] = True
+        try:
+            weights, nbytes = self.weight_store.read(missing) if self.weight_store is not None and missing else ([None] * len(missing), 0)
+            it["bytes_store_read"] += nbytes
+            for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
+                h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
+                if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
+                    raise self.store.corrupt("chunk changed in the store since it was opened", c)
+                slot, _ = self.host.place(c, keep=chunks)
+                self.memory.host_waits(self.host.fence[slot])
+                view = self.memory.host_view(slot)
+                view[: len(blob)] = blob
+                if w is not None:
+                    w = validated_weights(self.weight_store, c, w, h.n_edges).view(np.uint8)
+                    view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + len(w)] = w
+                it["bytes_store_read"] += len(blob) + CRC_BYTES
+                if not self.derived[c]:
+                    derived += [(side, side.derive(c, h.first_src, offsets, dst, self.host_indptr, self.chunk_edges)) for side in self.sidecars]
+                    self.derived[c] = True
+        except GraphtierError:  # a chunk missing, damaged or not as indptr says: a replaced store explains it
+            self.store.check_unchanged()
+            raise
         slots = {c: self.host.slot(c) for c in chunks}
         self._load_indexes(it, slots, derived)
         return slots

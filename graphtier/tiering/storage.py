@@ -7,7 +7,7 @@ so what comes back is exactly the bytes a kernel will traverse.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import google_crc32c
 import numpy as np
@@ -17,22 +17,32 @@ from zarr.core.buffer import default_buffer_prototype
 from zarr.core.sync import sync
 
 from ..codecs import HEADER_BYTES, ChunkHeader, read_header
-from ..errors import CorruptChunkError, StoreError
+from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 
 CRC_BYTES = 4
 
 
 class ChunkStore:
     """Read access to the stored chunks of one array (``adj``, or raw ``weights``), split along
-    its first axis."""
+    its first axis. ``unchanged``, when given, tells whether the store is still the build it was
+    opened as (a rebuild with ``overwrite`` replaces its files under a reader)."""
 
-    def __init__(self, array: zarr.Array, fmt: str, location: str | None = None):
+    def __init__(self, array: zarr.Array, fmt: str, location: str | None = None, unchanged: Callable[[], bool] | None = None):
         self.array = array
         self.format = fmt
         self.name = array.path
         self.location = location  # the store, as the user named it, for error messages
         self.n_chunks = array.cdata_shape[0]
         self._store = array.store_path.store
+        self._unchanged = unchanged
+
+    def check_unchanged(self) -> None:
+        """Raises ``StoreReplacedError`` when the store was replaced since it was opened: chunks read
+        before this call may then mix two builds. One small read (the root's metadata, about 1 ms),
+        so callers make it after their reads rather than per chunk (the scheduler: once per
+        operator call that read any), and when a read fails."""
+        if self._unchanged is not None and not self._unchanged():
+            raise StoreReplacedError(self.location or self.name)
 
     def corrupt(self, message: str, c: int) -> CorruptChunkError:
         """The error for chunk ``c``, naming the store, the array and the chunk."""
