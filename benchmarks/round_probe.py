@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from algorithms_gpu import weighted_kronecker
 
 import graphtier as gt
 from graphtier.runtime import cuda as runtime_cuda
@@ -92,11 +93,7 @@ def main() -> None:
     args = p.parse_args()
     recorder = Recorder()
     with tempfile.TemporaryDirectory() as d:
-        edges = gt.generators.kronecker(args.scale, seed=0)
-        w = np.random.default_rng(0).integers(1, 64, len(edges)).astype(np.float64)
-        csr = gt.build(np.column_stack([edges, w]), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
-        del edges, w
-        graphs = {f: csr if f == "csr" else gt.recode(csr, Path(d) / f"{f}.gt", format=f) for f in args.formats}
+        csr, graphs = weighted_kronecker(args.scale, Path(d), args.formats)
         csr_bytes = sum(h.total_bytes for h in csr.chunks().headers(range(csr.chunks().n_chunks)))
         for fmt, g in graphs.items():
             state = gt.pagerank(g, tol=1e-9, device="cuda").stats["state_bytes"]

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from algorithms_gpu import timed
+from algorithms_gpu import timed, weighted_kronecker
 from harness import RESULTS_DIR, machine_info, print_table, write_results
 
 import graphtier as gt
@@ -34,11 +34,8 @@ def main() -> None:
     args = p.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as d:
-        edges = gt.generators.kronecker(args.scale, seed=0)
-        w = np.random.default_rng(0).integers(1, 64, len(edges)).astype(np.float64)
-        csr = gt.build(np.column_stack([edges, w]), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
-        del edges, w
-        ef = gt.recode(csr, Path(d) / "ef.gt", format="ef")
+        csr, graphs = weighted_kronecker(args.scale, Path(d), ["ef"])
+        ef = graphs["ef"]
         degree = np.diff(csr.indptr())
         sources = np.random.default_rng(1).choice(np.flatnonzero(degree), args.sources, replace=False).tolist()
         first = gt.sssp(csr, sources[0], device="cuda")

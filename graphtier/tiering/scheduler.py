@@ -28,11 +28,10 @@ An iteration is one of:
   one batch at most (the most needed chunks) and reads the rest in place, however much of them it
   needs.
 
-Why reading in place wins once the host tier holds the graph (measured, kron24 BFS at 10% of its
-CSR size on an H100, ``benchmarks/results/ooc_levels-*``): copying chunks into free device slots
-made single queries 1.2x to 2.6x slower than reading every chunk in place, and later queries no
-faster, since a BFS reads most edges once; every round after the first costs a pass of the
-kernels over the whole frontier. Copies pay when every chunk fits the device (it then holds the
+Why reading in place wins once the host tier holds the graph (measured in
+``benchmarks/results/ooc_levels-*``): copying chunks into free device slots made single queries
+slower than reading every chunk in place, and later queries no faster, for traversals that read
+most edges once; every round after the first costs a pass of the kernels over the whole frontier. Copies pay when every chunk fits the device (it then holds the
 whole graph after one pass) and when the host tier cannot hold the graph.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
@@ -369,8 +368,7 @@ class Scheduler:
         if self.zero_copy == "auto":
             # Every chunk fits the device: copy what is needed (it stays). Otherwise one batch of
             # copies at most, the most needed first: each further batch would be another pass of
-            # the kernels over the whole frontier, its copies waiting for the previous pass
-            # (measured, kron24 on an H100: a level of 16 rounds took 715 ms, read in place 48).
+            # the kernels over the whole frontier, its copies waiting for the previous pass.
             if self.plan.homes:
                 copies, in_place = copies + in_place, []
             else:
@@ -400,11 +398,8 @@ class Scheduler:
         n = self.n_chunks
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= 3  # room for the round computing, the next, and no more
-        if in_place:
-            batch = self.host.n_slots
-        else:  # the slots two rounds of copies leave stay with the prefix of the graph they hold
-            rounds_slots = max(1, SWEEP_ROUND_BYTES // self.memory.slot_bytes)
-            batch = max(1, min(self.device.n_slots // 3 if overlap else self.device.n_slots, rounds_slots, self.host.n_slots // 2))
+        # copies: the slots two rounds of them leave keep the prefix of the graph they hold
+        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
         previous: list[int] = []
         c = 0
         while c < n:
