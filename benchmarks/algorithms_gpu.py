@@ -86,6 +86,17 @@ def bellman_ford_cupy(indptr, indices, weights, source: int) -> tuple[object, fl
     return dist, cupy.cuda.get_elapsed_time(start, end) / 1e3
 
 
+def weighted_kronecker(scale: int, d: Path, formats: list[str]) -> tuple[gt.Graph, dict[str, gt.Graph]]:
+    """The benchmarks' graph in ``d``: its csr store, and a store per format of ``formats``.
+    Graph500 Kronecker (edge factor 16, seed 0), symmetrized, self-loops removed, with seeded
+    integer weights in [1, 64)."""
+    edges = gt.generators.kronecker(scale, seed=0)
+    w = np.random.default_rng(0).integers(1, 64, len(edges)).astype(np.float64)
+    csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
+    del edges, w
+    return csr, {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in formats}
+
+
 def timed(fn, repeat: int) -> tuple[float, float, object]:
     """(median CUDA-event ms, median wall ms, last result) after a warm-up call."""
     fn()
@@ -148,11 +159,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as d:
         t = time.perf_counter()
-        edges = gt.generators.kronecker(args.scale, seed=0)
-        w = np.random.default_rng(0).integers(1, 64, len(edges)).astype(np.float64)
-        csr = gt.build(np.column_stack([edges, w]), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
-        del edges, w
-        graphs = {f: csr if f == "csr" else gt.recode(csr, Path(d) / f"{f}.gt", format=f) for f in args.formats}
+        csr, graphs = weighted_kronecker(args.scale, Path(d), args.formats)
         name = f"kron{args.scale}"
         print(f"{name}: {csr.n_vertices:,} vertices, {csr.n_edges:,} edges, weighted, {args.formats} built in {time.perf_counter() - t:.1f} s", flush=True)
         sizes = {f: sum(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks))) for f, g in graphs.items()}

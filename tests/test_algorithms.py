@@ -12,7 +12,7 @@ import zarr
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 import graphtier as gt
-from graphtier.codecs.header import pad8
+from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
 
 from .conftest import csr_to_edges
@@ -94,7 +94,7 @@ def test_every_format_against_the_oracles(graphs, fmt):
 def slot_bytes(g: gt.Graph, reverse: bool = False) -> int:
     """The largest chunk with its weights: every slot of a weighted scheduler is this large."""
     chunks = g.chunks(reverse)
-    return pad8(max(h.total_bytes for h in chunks.headers(range(chunks.n_chunks)))) + pad8(4 * g.chunk_edges)
+    return max(unit_bytes(h.total_bytes, h.payload_start, h.n_edges, True) for h in chunks.headers(range(chunks.n_chunks)))
 
 
 @pytest.mark.parametrize("fmt", ["csr", "cgr"])

@@ -27,6 +27,7 @@ from graphtier.tiering.resident import (
     INDEX_START,
     PAYLOAD_START,
     TABLE_COLUMNS,
+    pad_line,
 )
 from graphtier.tiering.scheduler import COUNTERS, INDEX_SLACK, Scheduler
 from graphtier.tiering.slots import SlotCache
@@ -53,9 +54,9 @@ class Case:
 
 
 def slot_bytes(g: gt.Graph, reverse: bool = False) -> int:
-    """The largest chunk, 8-byte aligned: every slot of both tiers is this large."""
+    """The largest chunk, in whole lines: every slot of both tiers is this large."""
     chunks = g.chunks(reverse)
-    return pad8(max(h.total_bytes for h in chunks.headers(range(chunks.n_chunks))))
+    return pad_line(max(h.total_bytes for h in chunks.headers(range(chunks.n_chunks))))
 
 
 def chunk_sizes(g: gt.Graph, reverse: bool = False) -> np.ndarray:
@@ -185,7 +186,7 @@ def check_scheduler_counters(r: gt.BFSResult, sizes: np.ndarray, zero_copy: str,
     chunk_bytes = s["bytes_host_to_device"] - s["bytes_index_to_device"]
     assert s["host_misses"] == moved["reads"]
     assert s["device_misses"] <= moved["copies"] <= s["device_misses"] + 2 * s["host_misses"]  # and index and heads copies
-    assert lo * s["device_misses"] <= chunk_bytes <= hi * s["device_misses"]
+    assert pad_line(lo) * s["device_misses"] <= chunk_bytes <= pad_line(hi) * s["device_misses"]  # chunks travel in whole lines
     assert 0 <= s["bytes_index_to_device"] <= index_total  # each index and head loaded at most once
     assert (lo + 4) * s["host_misses"] <= s["bytes_store_read"] <= (hi + 4) * s["host_misses"]
     for it in s["iterations"]:
@@ -222,7 +223,7 @@ def test_every_budget_same_result_and_bytes(sym, moved, zero_copy):
                 assert r.stats["rounds"] == 0 and r.stats["bytes_host_to_device"] == 0
                 continue
             streamed += 1
-            homes = zero_copy != "always" and sum(pad8(int(b)) for b in sizes) <= D - state - fixed_bytes(g)
+            homes = zero_copy != "always" and sum(pad_line(int(b)) for b in sizes) <= D - state - fixed_bytes(g)
             assert src.plan.homes == homes  # every chunk at a place of its own, if they all fit
             assert src.device.n_slots == (n if homes else 0 if zero_copy == "always" else k), "device_memory_for gave another slot count"
             assert src.host.n_slots == h
@@ -617,7 +618,7 @@ def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
     case = fresh(sym)
     g = case.g
     n, slot = n_chunks(g), slot_bytes(g)
-    sizes = sum(pad8(int(b)) for b in chunk_sizes(g))
+    sizes = sum(pad_line(int(b)) for b in chunk_sizes(g))
     k = next(k for k in range(n // 2, 0, -1) if device_memory_for(g, k, zero_copy="auto") < state_bytes(g, pulls=True) + fixed_bytes(g) + sizes)
     D, H = device_memory_for(g, k, zero_copy="auto"), n * slot  # the chunks do not fit whole
     first = run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
@@ -652,7 +653,7 @@ def test_every_chunk_in_a_slot_of_its_own(sym, moved):
     chunk's size: each chunk is loaded once and stays; later queries step aside."""
     case = fresh(sym)
     g = case.g
-    sizes = np.array([pad8(int(b)) for b in chunk_sizes(g)])
+    sizes = np.array([pad_line(int(b)) for b in chunk_sizes(g)])
     n, slot = n_chunks(g), slot_bytes(g)
     assert sizes.sum() < n * slot, "needs chunks of different sizes (the last one is short)"
     D, H = state_bytes(g, pulls=True) + fixed_bytes(g) + int(sizes.sum()), n * slot

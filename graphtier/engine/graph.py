@@ -12,11 +12,10 @@ import zarr
 
 from .. import codecs as graph_codecs
 from .. import store as schema
-from ..codecs.header import pad8
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
 from ..tiering.budget import allocating
-from ..tiering.resident import TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident
+from ..tiering.resident import LINE_BYTES, TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident, pad_line
 from ..tiering.scheduler import Scheduler
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
 
@@ -214,14 +213,15 @@ class Graph:
             cupy.get_default_pinned_memory_pool().free_all_blocks()
 
     def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
-        """Bytes the whole graph takes resident: every chunk (with its weights), its table row, indptr."""
+        """Bytes the whole graph takes resident: every chunk (with its weights: at most, as their
+        place within a line varies), its table row, indptr."""
 
         def size():
             chunks = self.chunks(reverse)
             stored = chunks.stored_bytes(range(chunks.n_chunks))
-            return sum(pad8(s - CRC_BYTES) + 8 * TABLE_COLUMNS for s in stored) + 8 * (self.n_vertices + 1)
+            return sum(pad_line(s - CRC_BYTES) + 8 * TABLE_COLUMNS for s in stored) + 8 * (self.n_vertices + 1)
 
-        extra = sum(pad8(4 * min(self.chunk_edges, e - c)) for e in [self._part(reverse)[schema.ADJ].shape[0]] for c in range(0, e, self.chunk_edges)) if weights else 0
+        extra = sum(LINE_BYTES + pad_line(4 * min(self.chunk_edges, e - c)) for e in [self._part(reverse)[schema.ADJ].shape[0]] for c in range(0, e, self.chunk_edges)) if weights else 0
         return self._once("resident_size", reverse, size) + extra
 
     def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", weights: bool = False, sidecars: tuple = ()):

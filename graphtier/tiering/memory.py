@@ -106,7 +106,7 @@ class CudaMemory:
 
     Kernels run on CuPy's current stream (the compute stream); copies run on their own stream and
     each waits for the fence of the slot it overwrites, so copies overlap the kernels of earlier
-    rounds. Round tables go up from a small ring of pinned buffers, on the compute stream."""
+    rounds. Round tables go up from a small ring of pinned buffers, on the copy stream."""
 
     kind = "cuda"
     device_side, host_side = "GPU", "pinned host"
@@ -125,6 +125,7 @@ class CudaMemory:
         with allocating(f"{TABLE_RING} round tables", TABLE_RING * table_bytes, self.device_side):
             self._tables = [cupy.empty(n_chunks * TABLE_COLUMNS, cupy.int64) for _ in range(TABLE_RING)]
         self._uploaded = [None] * TABLE_RING
+        self._released = [None] * TABLE_RING  # after the kernels that read each device table
         self._round = 0
         self._sources: list = []  # (event, array): arrays being copied from, kept until copied
 
@@ -202,16 +203,22 @@ class CudaMemory:
         self.copy_stream.synchronize()
 
     def upload(self, table: np.ndarray):
-        """The round's table on the device, copied on the compute stream from a pinned buffer
-        whose previous upload has finished."""
+        """The round's table on the device, copied from a pinned buffer whose previous upload has
+        finished, on the copy stream after the round's chunks (on the compute stream it would wait
+        for the kernels before it, and hold up the copies queued behind it), once the kernels that
+        read that device table last are done."""
+        if self._round:  # the previous round's kernels are launched: its table is free once they end
+            self._released[(self._round - 1) % TABLE_RING] = self.mark("compute")
         i = self._round % TABLE_RING
         self._round += 1
         self.host_waits(self._uploaded[i])
         staging, device = self._staging[i][1].view(np.int64), self._tables[i]
         staging[:] = table.ravel()
-        stream = self.cupy.cuda.get_current_stream()
-        self.cupy.cuda.runtime.memcpyAsync(device.data.ptr, staging.ctypes.data, staging.nbytes, HOST_TO_DEVICE, stream.ptr)
-        self._uploaded[i] = self.mark("compute")
+        if self._released[i] is not None:
+            self.copy_stream.wait_event(self._released[i])
+        self.cupy.cuda.runtime.memcpyAsync(device.data.ptr, staging.ctypes.data, staging.nbytes, HOST_TO_DEVICE, self.copy_stream.ptr)
+        self._uploaded[i] = self.mark("copy")
+        self.compute_waits(self._uploaded[i])
         return device
 
     def seconds(self, start, end) -> float:

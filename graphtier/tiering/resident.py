@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..codecs import ChunkHeader, GraphChunkCodec
-from ..codecs.header import pad8
 from ..errors import CorruptChunkError
 from .budget import allocating
 from .storage import CRC_BYTES, ChunkStore, WeightStore
@@ -142,9 +141,27 @@ def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: 
     return weights
 
 
-def unit_bytes(chunk_bytes: int, n_edges: int, weighted: bool) -> int:
-    """Bytes a chunk takes in memory: its encoded bytes, then (8-byte aligned) its edges' weights."""
-    return pad8(chunk_bytes) + (pad8(4 * n_edges) if weighted else 0)
+# What a warp reads of 32 consecutive ids or weights. Chunks start on a line in every tier, so a
+# kernel finds where lines start from a chunk's own offsets, the same under every budget (the
+# lanes that sum a list's shares, and so float sums, do not depend on where the chunk lies).
+LINE_BYTES = 128
+
+
+def pad_line(nbytes: int) -> int:
+    return -(-nbytes // LINE_BYTES) * LINE_BYTES
+
+
+def weights_start(chunk_bytes: int, payload_start: int) -> int:
+    """Where a chunk's weights start, from the chunk's start: past its bytes, at its payload's place
+    within a line, so that a warp reading the ids and weights of 32 positions reads whole lines of
+    both (read in place over PCIe, each line a warp touches crosses the bus)."""
+    return chunk_bytes + (payload_start - chunk_bytes) % LINE_BYTES
+
+
+def unit_bytes(chunk_bytes: int, payload_start: int, n_edges: int, weighted: bool) -> int:
+    """Bytes a chunk takes in memory, whole lines: its encoded bytes, then its edges' weights
+    (``weights_start``)."""
+    return pad_line(weights_start(chunk_bytes, payload_start) + 4 * n_edges if weighted else chunk_bytes)
 
 
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None) -> ResidentGraph:
@@ -154,8 +171,8 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
     offset = 0
     for c, blob in enumerate(blobs):
         h, _, _ = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
-        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + pad8(len(blob)) if weights else ABSENT)
-        offset += unit_bytes(len(blob), h.n_edges, weights is not None)
+        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
+        offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
     with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, "host"):
         arena = np.zeros(offset, np.uint8)
     read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)

@@ -28,11 +28,10 @@ An iteration is one of:
   one batch at most (the most needed chunks) and reads the rest in place, however much of them it
   needs.
 
-Why reading in place wins once the host tier holds the graph (measured, kron24 BFS at 10% of its
-CSR size on an H100, ``benchmarks/results/ooc_levels-*``): copying chunks into free device slots
-made single queries 1.2x to 2.6x slower than reading every chunk in place, and later queries no
-faster, since a BFS reads most edges once; every round after the first costs a pass of the
-kernels over the whole frontier. Copies pay when every chunk fits the device (it then holds the
+Why reading in place wins once the host tier holds the graph (measured in
+``benchmarks/results/ooc_levels-*``): copying chunks into free device slots made single queries
+slower than reading every chunk in place, and later queries no faster, for traversals that read
+most edges once; every round after the first costs a pass of the kernels over the whole frontier. Copies pay when every chunk fits the device (it then holds the
 whole graph after one pass) and when the host tier cannot hold the graph.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
@@ -64,6 +63,7 @@ from .resident import (
     unit_bytes,
     validated,
     validated_weights,
+    weights_start,
 )
 from .slots import SlotCache
 from .storage import CRC_BYTES, ChunkStore, WeightStore
@@ -72,6 +72,9 @@ from .storage import CRC_BYTES, ChunkStore, WeightStore
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
 ZERO_COPY_SHARE = 0.25
 ZERO_COPY = ("auto", "always", "never")
+# A sweep's copies per round: small enough that most slots keep a prefix of the graph across
+# sweeps, large enough that a round's kernel launches are few against its copies.
+SWEEP_ROUND_BYTES = 32 << 20
 INDEX_SLACK = 8  # bytes a format's index reads may run past its index (ef's fields: one word)
 COUNTERS = (
     "bytes_store_read",
@@ -151,9 +154,9 @@ class Scheduler:
         self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)
-        self.unit_bytes = np.array([unit_bytes(int(b), int(e), weights is not None) for b, e in zip(self.chunk_bytes, self.layout[:, CHUNK_EDGES])], np.int64)
+        self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
         if weights is not None:
-            self.layout[:, WEIGHTS_START] = [pad8(int(b)) for b in self.chunk_bytes]
+            self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
         slot_bytes = int(self.unit_bytes.max(initial=8))
         self.fixed_bytes = fixed_bytes(n_vertices, n)
         left = chunk_budget - self.fixed_bytes  # what the device region may take
@@ -371,8 +374,7 @@ class Scheduler:
         if self.zero_copy == "auto":
             # Every chunk fits the device: copy what is needed (it stays). Otherwise one batch of
             # copies at most, the most needed first: each further batch would be another pass of
-            # the kernels over the whole frontier, its copies waiting for the previous pass
-            # (measured, kron24 on an H100: a level of 16 rounds took 715 ms, read in place 48).
+            # the kernels over the whole frontier, its copies waiting for the previous pass.
             if self.plan.homes:
                 copies, in_place = copies + in_place, []
             else:
@@ -402,7 +404,8 @@ class Scheduler:
         n = self.n_chunks
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= 3  # room for the round computing, the next, and no more
-        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), self.host.n_slots // 2))
+        # copies: the slots two rounds of them leave keep the prefix of the graph they hold
+        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
         previous: list[int] = []
         c = 0
         while c < n:

@@ -12,6 +12,7 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef long long i64;
+typedef int i32;
 
 #define FULL_MASK 0xffffffffu
 

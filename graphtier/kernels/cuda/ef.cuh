@@ -193,8 +193,8 @@ struct EfLowerWindow {
     // Bits [bit, bit + width) for each lane, 1 <= width <= 31, where lane i's bit is bit0 + i width
     // (bit0 is lane 0's): they span words q0 .. q0 + 32 at most, q0 = bit0 / 32, which the window
     // holds once q0 - base < 32. Every lane calls it, with the same bit0.
-    __device__ u32 field(u64 bit0, u64 bit, u32 width) {
-        const i64 q0 = i64(bit0 >> 5);
+    __device__ u32 field(i64 bit0, i64 bit, u32 width) {
+        const i64 q0 = bit0 >> 5;  // bit0 < 0: lanes before a batch's first rank idle (their fields unused)
         if (q0 < base || q0 >= base + 64) {  // the first batch, or ranks skipped: load both lines
             base = q0 - i64((u64(reinterpret_cast<u64>(w) >> 2) + u64(q0)) & 31);
             cur = load(base + lane_id());
@@ -204,7 +204,7 @@ struct EfLowerWindow {
             cur = nxt;
             nxt = load(base + 32 + lane_id());
         }
-        const i64 q = i64(bit >> 5) - base;
+        const i64 q = (bit >> 5) - base;
         const u32 lo = word(q), hi = word(q + 1);
         return u32((((u64(hi) << 32) | lo) >> (bit & 31)) & ((u64(1) << width) - 1));
     }
@@ -261,6 +261,10 @@ struct EfT {
         const u32 lane = lane_id();
         u32 done = s.done, zeros = s.zeros;  // ones (ranks) and zeros of the upper bits before the round
         EfLowerWindow lower(w, L);
+        // With positions, batches start where the weights' 128-byte lines do (chunks start on a
+        // line in every tier), lanes before a batch's first rank idle: a warp reads whole lines
+        // of weights. `line`: the place in its line of rank 0's weight.
+        const u32 line = Positions ? u32((g.at(c, WEIGHTS_START) - g.at(c, CHUNK_START)) / 4 + lo - a) & 31u : 0u;
         for (u32 off = s.off; done < b && off < L.ubytes; off += 128) {
             u32 nb = L.ubytes - off < 128 ? L.ubytes - off : 128;  // bytes in this round
             u32 nw = (nb + 3) / 4;                                  // words in this round
@@ -277,23 +281,25 @@ struct EfT {
             u32 total = __shfl_sync(FULL_MASK, incl, nw - 1);
             u32 top = ef_search_top(nw);
             // Batches of 32 ones, from the one holding rank a to the one holding rank b - 1.
-            for (u32 t = a > done ? (a - done) & ~31u : 0; t < total && done + t < b; t += 32) {
-                u32 e = t + lane, k = done + e;  // this lane's one, by rank within the round and in the list
-                u32 low = L.l ? lower.field(L.lbit + u64(done + t) * L.l, L.lbit + u64(k) * L.l, L.l) : 0u;
+            const i32 lead = Positions ? i32((line + done) & 31u) : 0;  // rank done's place in its line
+            for (i32 t = i32(((a > done ? a - done : 0u) + lead) & ~31u) - lead; t < i32(total) && i64(done) + t < i64(b); t += 32) {
+                const i32 e = t + i32(lane);  // this lane's one, by rank within the round (< 0: idle)
+                const i64 k = i64(done) + e;  // and in the list
+                u32 low = L.l ? lower.field(i64(L.lbit) + (i64(done) + t) * L.l, i64(L.lbit) + k * L.l, L.l) : 0u;
                 // The word holding it: o = the number of lanes with incl <= e; the last probe
                 // that succeeded is incl[o - 1], the ones before word o.
                 u32 o = 0, before = 0;
                 for (u32 step = top; step; step >>= 1) {
                     u32 p = __shfl_sync(FULL_MASK, incl, o + step - 1);
-                    if (p <= e) {
+                    if (i32(p) <= e) {
                         o += step;
                         before = p;
                     }
                 }
                 u32 ow = __shfl_sync(FULL_MASK, word, o);
                 bool hit = false;
-                if (e < total && k >= a && k < b) {
-                    u32 h = zeros + (32 * o + ef_select32(ow, e - before) - e);  // select1(k) - k
+                if (e >= 0 && e < i32(total) && k >= a && k < b) {
+                    u32 h = zeros + (32 * o + ef_select32(ow, u32(e) - before) - u32(e));  // select1(k) - k
                     hit = visit((h << L.l) | low, u32(lo - a + k));
                 }
                 if (Stop && __any_sync(FULL_MASK, hit)) return true;

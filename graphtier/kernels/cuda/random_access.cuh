@@ -16,14 +16,19 @@ struct RandomAccess {
     // sub-list), 32 at a time across the warp. With Stop, returns true at the first round in
     // which any lane's visit returned true. All 32 lanes call it with the same arguments.
     // (Positions: every format's visits carry j; this one's always.)
+    // A range longer than a warp starts at Format::line_start, lanes before lo idle (EMOGI's
+    // merged, aligned reads); a shorter one touches the same lines from lo, in one round.
     template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        for (i64 j = lo + lane_id(); j - lane_id() < hi; j += 32) {
-            bool hit = j < hi && visit(Format::get(g, c, j), u32(j));
+        for (i64 j = (hi - lo > 32 ? Format::line_start(g, c, lo) : lo) + lane_id(); j - lane_id() < hi; j += 32) {
+            bool hit = j >= lo && j < hi && visit(Format::get(g, c, j), u32(j));
             if (Stop && __any_sync(FULL_MASK, hit)) return true;
         }
         return false;
     }
+
+    // Where a warp's walk from position lo starts: lo itself, unless the format's ids are words.
+    __device__ static i64 line_start(const Graph& g, i64 c, i64 lo) { return lo; }
 
     template <bool Stop, bool Positions, class Visit>
     __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
