@@ -170,6 +170,20 @@ def test_cli_out_of_memory_exits_5(weighted, monkeypatch, capsys):
     assert "the simulated device region" in err and "device_memory=150kB (150,000 bytes), host_memory=40kB (40,000 bytes)" in err
 
 
+def test_vertex_state_beyond_free_memory_is_out_of_memory(weighted, monkeypatch):
+    """With no budget given the device budget is what is free now: a vertex state larger than that
+    is out of memory (exit 5), not a bad argument; the same state beyond a budget given is a ValueError."""
+    location, source, expected = weighted
+    g = gt.open(location)
+    monkeypatch.setattr("graphtier.runtime.config.host_available", lambda: 1000)
+    with pytest.raises(gt.OutOfMemoryError, match=r"the vertex state of .* \(1,000 bytes free, less a margin\)"):
+        gt.bfs(g, source, device="cpu")
+    with pytest.raises(ValueError, match="does not hold the vertex state"):
+        gt.bfs(g, source, device="cpu", device_memory=1000, host_memory="1MB")
+    monkeypatch.undo()
+    assert same("bfs", ALGORITHMS["bfs"](g, source, device="cpu"), expected["bfs"])
+
+
 def campaign(location: str, source: int, expected: dict, *, seconds: float, seed: int = 0) -> list[dict]:
     """Queries on one handle for about ``seconds`` (every site at least once): each with one
     allocation refused at a random site and call (MemoryError, or now and then an interrupt there),
