@@ -2,6 +2,7 @@
 
     python benchmarks/faults.py kills [--minutes M] [--seed S] [--scale K]
     python benchmarks/faults.py fuzz [--minutes M] [--seed S]
+    python benchmarks/faults.py oom [--minutes M] [--seed S]
 
 ``kills``: ``convert``, ``recode`` and ``bfs`` killed (SIGKILL or SIGTERM) at random points of
 their work; after each, the destination must be the old store, no store, or the new one complete
@@ -12,7 +13,12 @@ checks on and its cache elsewhere (every function compiled afresh, checked), so 
 out of bounds raises instead of passing unseen. (atheris installs here, but its coverage
 instrumentation of graphtier's modules breaks Numba's compilation of them, and uninstrumented it
 is a blind mutator: hypothesis drives the campaign.) An input that raises anything but graphtier's errors is saved under
-``tests/corpus/<format>/`` and stops the run.
+``tests/corpus/<format>/`` and stops the run. ``oom``: queries of every algorithm on one Graph
+handle, in core and streamed, each with one allocation refused (the host's allocators made to
+refuse at a random site and call, or an interrupt there) or a budget above the machine; each must
+end in its result or a graphtier error, and the same query then run unrefused on the handle must
+give the right result (``tests/test_memory.py``; on a GPU, ``pytest -m gpu`` runs
+``tests/test_gpu_oom.py``, where the memory really runs out).
 """
 
 from __future__ import annotations
@@ -79,9 +85,20 @@ def fuzz(args) -> None:
     print(f"{sum(counts.values())} inputs; every one accepted or rejected with a graphtier error")
 
 
+def oom(args) -> None:
+    from tests.test_memory import campaign, summary, weighted_store
+
+    with tempfile.TemporaryDirectory(prefix="graphtier-oom-") as work:
+        location, source, expected = weighted_store(Path(work))
+        t = time.perf_counter()
+        records = campaign(location, source, expected, seconds=args.minutes * 60, seed=args.seed)
+        print(summary(records))
+        print(f"in {time.perf_counter() - t:.0f} s")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("campaign", choices=["kills", "fuzz"])
+    p.add_argument("campaign", choices=["kills", "fuzz", "oom"])
     p.add_argument("--minutes", type=float, default=10.0, help="how long to run (default 10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--scale", type=int, default=12, help="kills: Kronecker scale of the input")
@@ -89,10 +106,7 @@ def main() -> None:
     if args.campaign == "fuzz":  # before numba is imported: every function compiled afresh, bounds checked
         os.environ.setdefault("NUMBA_BOUNDSCHECK", "1")
         os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="graphtier-numba-"))
-    if args.campaign == "kills":
-        kills(args)
-    else:
-        fuzz(args)
+    {"kills": kills, "fuzz": fuzz, "oom": oom}[args.campaign](args)
 
 
 if __name__ == "__main__":

@@ -27,12 +27,13 @@ from .engine import (
     validate_bfs_tree,
     verify,
 )
-from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreReplacedError
+from .errors import BudgetError, CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, OutOfMemoryError, StoreError, StoreReplacedError
 from .partition import generators
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "BudgetError",
     "ComponentsResult",
     "Config",
     "ConvergenceError",
@@ -42,6 +43,7 @@ __all__ = [
     "Graph",
     "GraphtierError",
     "InputError",
+    "OutOfMemoryError",
     "PageRankResult",
     "Problem",
     "SSSPResult",

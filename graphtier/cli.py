@@ -1,7 +1,9 @@
 """The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc and demo.
 
-Exit codes: 0 success, 2 bad arguments, 3 bad input data, 4 a store that is missing, exists
-already, or is corrupt, 130 interrupted (SIGINT or SIGTERM).
+Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
+input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
+read, 5 out of memory (the GPU or the host refused an allocation), 130 interrupted (SIGINT or
+SIGTERM).
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ import graphtier as gt
 
 from . import temps
 from .codecs import FORMATS
-from .errors import CorruptChunkError, DeviceError, EmptyGraphError, InputError, StoreError, StoreExistsError
+from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
 
-EXIT_INPUT, EXIT_STORE, EXIT_INTERRUPTED, EXIT_PIPE = 3, 4, 130, 141  # 141: as a shell reports a tool SIGPIPE ended
+EXIT_INPUT, EXIT_STORE, EXIT_MEMORY, EXIT_INTERRUPTED, EXIT_PIPE = 3, 4, 5, 130, 141  # 141: as a shell reports a tool SIGPIPE ended
 
 
 def _emit(args, payload: dict, text: str) -> None:
@@ -326,8 +328,14 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("store")
         sp.add_argument("--out", help=f"save {out}: .npy (the array), .parquet or .csv (a table with the vertex ids)")
         sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-        sp.add_argument("--device-memory", type=_size, metavar="SIZE", default=None, help="device budget, e.g. 4GiB (default: free GPU memory, or on the CPU RAM, less a margin)")
-        sp.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB (default: RAM less a margin)")
+        sp.add_argument(
+            "--device-memory",
+            type=_size,
+            metavar="SIZE",
+            default=None,
+            help="device budget, e.g. 4GiB, at most what the GPU (on the CPU: RAM) has (default: free GPU memory, or on the CPU RAM, less a margin)",
+        )
+        sp.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB, at most the RAM (default: RAM less a margin)")
         sp.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
         sp.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
         sp.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
@@ -405,6 +413,9 @@ def _run(args) -> int:
     except (ValueError, NotImplementedError, DeviceError, gt.ConvergenceError) as e:
         print(f"graphtier: {e}", file=sys.stderr)
         return 2
+    except MemoryError as e:  # a query's OutOfMemoryError names the allocation; any other is NumPy's or CuPy's own
+        print(f"graphtier: {e}" if isinstance(e, GraphtierError) else f"graphtier: out of memory: {e}", file=sys.stderr)
+        return EXIT_MEMORY
     except KeyboardInterrupt:
         print("graphtier: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

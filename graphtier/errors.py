@@ -74,3 +74,25 @@ class DestinationError(StoreError):
 class DeviceError(GraphtierError, RuntimeError):
     """The GPU backend was asked for but cannot run here (no cupy, no device), or the graph does
     not fit what it supports."""
+
+
+class BudgetError(GraphtierError, ValueError):
+    """A memory budget larger than the device or the host has in all: refused before any work,
+    since no run could honour it (``tiering.budget.check_budgets``)."""
+
+
+class OutOfMemoryError(GraphtierError, MemoryError):
+    """An allocation the GPU or the host refused during a query: ``what`` was being allocated,
+    ``nbytes`` (None when the allocator did not say) and ``where`` ("GPU", "pinned host" or
+    "host"), so that the user sees which memory ran out; a query names itself, its store and its
+    budgets (``query``, ``budgets``)."""
+
+    def __init__(self, what: str, nbytes: int | None, where: str, *, query: str | None = None, budgets: str | None = None):
+        size = f"{nbytes:,} bytes of {where} memory" if nbytes is not None else f"{where} memory"
+        message = f"could not allocate {size} for {what}"
+        if query is not None:
+            message = f"out of memory in {query}: {message}"
+        if budgets is not None:
+            message += f" ({budgets})"
+        super().__init__(message)
+        self.what, self.nbytes, self.where = what, nbytes, where

@@ -673,7 +673,7 @@ def test_every_chunk_in_a_slot_of_its_own(sym, moved):
 
 def test_a_device_that_cannot_give_the_arena_gets_a_smaller_one(sym, moved, monkeypatch, capsys):
     """A failed device allocation halves the arena, says so, and the result is the same; a device
-    that cannot give even one slot is a DeviceError."""
+    that cannot give even one slot is an OutOfMemoryError."""
     case = fresh(sym)
     g = case.g
     n, slot = n_chunks(g), slot_bytes(g)
@@ -686,5 +686,5 @@ def test_a_device_that_cannot_give_the_arena_gets_a_smaller_one(sym, moved, monk
     assert "could not give" in capsys.readouterr().err
     assert 1 <= scheduler_of(g, D, H, "never").device.n_slots <= 2
     monkeypatch.setattr(memory.CpuMemory, "allocate_device", lambda self, nbytes: nbytes == 0)
-    with pytest.raises(gt.DeviceError, match="one chunk slot"):
+    with pytest.raises(gt.OutOfMemoryError, match="one chunk slot"):
         gt.bfs(fresh(sym).g, sym.source, device="cpu", device_memory=D, host_memory=H, zero_copy="never")

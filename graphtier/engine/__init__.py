@@ -1,12 +1,17 @@
 """The layer users touch: building and opening stores, and the algorithms' public functions."""
 
-from ..algorithms import ConvergenceError, bfs, connected_components, pagerank, sssp
+from .. import algorithms
+from ..algorithms import ConvergenceError
 from ..runtime import Config
 from ..runtime.results import BFSResult, ComponentsResult, PageRankResult, SSSPResult
 from .build import build, recode
 from .graph import Graph, open
+from .query import query
 from .validate import BFSValidationError, validate_bfs_tree
 from .verify import Problem, VerifyReport, verify
+
+# The algorithms as users call them: budgets checked first, allocation failures named (engine/query.py).
+bfs, sssp, pagerank, connected_components = (query(f) for f in (algorithms.bfs, algorithms.sssp, algorithms.pagerank, algorithms.connected_components))
 
 __all__ = [
     "BFSResult",

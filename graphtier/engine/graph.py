@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import sys
 
 import numpy as np
 import zarr
@@ -13,9 +14,21 @@ from .. import codecs as graph_codecs
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
+from ..tiering.budget import allocating
 from ..tiering.resident import LINE_BYTES, TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident, pad_line
 from ..tiering.scheduler import Scheduler
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
+
+KEPT_AFTER_OUT_OF_MEMORY = ("indptr", "resident_size")  # host arrays of the store, not of any query
+
+
+class NamedWorkspace(Workspace):
+    """The GPU arrays of the vertex state (``Workspace``); one that cannot be allocated is named."""
+
+    def buffer(self, name: str, shape: int | tuple, dtype) -> object:
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        with allocating(f"the vertex state's {name!r} array", nbytes, "GPU"):
+            return super().buffer(name, shape, dtype)
 
 
 def perm_problem(perm: np.ndarray, n_vertices: int, relabelled: bool) -> str | None:
@@ -170,11 +183,34 @@ class Graph:
 
     def on_device(self, reverse: bool = False, weights: bool = False) -> DeviceGraph:
         """The resident graph copied to the GPU, unchanged (the whole graph must fit there)."""
-        return self._kept("device", reverse, weights, lambda: DeviceGraph.upload(self.resident(reverse, weights)))
+        return self._kept("device", reverse, weights, lambda: self._upload(self.resident(reverse, weights)))
+
+    def _upload(self, resident: ResidentGraph) -> DeviceGraph:
+        with allocating(f"the whole graph of {self.location} on the GPU", resident.nbytes, "GPU"):
+            return DeviceGraph.upload(resident)
 
     def workspace(self) -> Workspace:
         """GPU arrays for the vertex state of algorithms on this graph, kept between runs."""
-        return self._once("workspace", False, Workspace)
+        return self._once("workspace", False, NamedWorkspace)
+
+    def recover(self, allocation: bool) -> None:
+        """Leaves this handle as the next query needs it after a query failed part-way: schedulers
+        it left mid-iteration drop that iteration's records (their tiers hold only whole chunks).
+        After an ``allocation`` failure, everything loaded for queries (vertex state, graphs on the
+        device or in host memory, schedulers) is let go and CuPy's cached blocks freed, so that
+        nothing the failed query allocated stays held and the next query starts as on a fresh handle."""
+        for key, source in list(self._loaded.items()):
+            if allocation and key[0] not in KEPT_AFTER_OUT_OF_MEMORY:
+                del self._loaded[key]
+            elif isinstance(source, Scheduler) and source.iterations:
+                try:
+                    source.take_stats()  # read and thrown away: no query reports them
+                except Exception:  # noqa: BLE001 (a device that cannot even synchronise: start that graph afresh)
+                    del self._loaded[key]
+        cupy = sys.modules.get("cupy")
+        if allocation and cupy is not None:
+            cupy.get_default_memory_pool().free_all_blocks()
+            cupy.get_default_pinned_memory_pool().free_all_blocks()
 
     def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
         """Bytes the whole graph takes resident: every chunk (with its weights: at most, as their

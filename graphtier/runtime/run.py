@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import OutOfMemoryError
 from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Sidecar
 from .config import Config
@@ -99,6 +100,9 @@ class Run:
     # --- memory -----------------------------------------------------------------------------
 
     def _charge(self, nbytes: int) -> None:
+        if nbytes >= self.device_budget and self.config.device_memory is None:  # the default budget is what is free now
+            where = "GPU" if self.backend == "cuda" else "host"
+            raise OutOfMemoryError(f"the vertex state of {self.graph.location} ({self.device_budget:,} bytes free, less a margin)", nbytes, where)
         if nbytes >= self.device_budget:
             raise ValueError(f"device_memory ({self.device_budget:,} bytes) does not hold the vertex state ({nbytes:,} bytes) of {self.graph.location}")
         self.state_bytes = nbytes

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from .budget import allocating
 from .resident import TABLE_COLUMNS
 
 HOST_ALLOC_PORTABLE, HOST_ALLOC_MAPPED = 1, 2  # cudaHostAlloc flags
@@ -31,6 +32,7 @@ class CpuMemory:
     kind = "cpu"
     xp = np
     device_base = 0
+    device_side = host_side = "host"  # where its allocations come from, for errors
 
     def __init__(self, slot_bytes: int, host_slots: int, n_chunks: int):
         self.slot_bytes, self.host_slots = slot_bytes, host_slots
@@ -39,9 +41,12 @@ class CpuMemory:
         self.bytes_copied = 0  # every byte a copy moved, for tests to compare with the stats
 
     def allocate_device(self, nbytes: int) -> bool:
-        """The simulated device region, before the host slots in the buffer; a CPU always has it."""
+        """The simulated device region, before the host slots in the buffer; a CPU always has it
+        (or a host that cannot give it raises ``OutOfMemoryError``)."""
+        total = nbytes + self.host_slots * self.slot_bytes
+        with allocating(f"the simulated device region ({nbytes:,} bytes) and {self.host_slots} host slots", total, self.host_side):
+            self.buffer = np.zeros(total, np.uint8)
         self.device_bytes = nbytes
-        self.buffer = np.zeros(nbytes + self.host_slots * self.slot_bytes, np.uint8)
         return True
 
     def host_address(self, slot: int) -> int:
@@ -104,6 +109,7 @@ class CudaMemory:
     rounds. Round tables go up from a small ring of pinned buffers, on the copy stream."""
 
     kind = "cuda"
+    device_side, host_side = "GPU", "pinned host"
 
     def __init__(self, slot_bytes: int, host_slots: int, n_chunks: int):
         import cupy
@@ -115,8 +121,9 @@ class CudaMemory:
         self._pointers = np.zeros(host_slots, np.int64)  # of the pinned slots allocated so far
         self.copy_stream = cupy.cuda.Stream(non_blocking=True)
         table_bytes = n_chunks * TABLE_COLUMNS * 8
-        self._staging = [self._pin(table_bytes) for _ in range(TABLE_RING)]
-        self._tables = [cupy.empty(n_chunks * TABLE_COLUMNS, cupy.int64) for _ in range(TABLE_RING)]
+        self._staging = [self._pin(table_bytes, "a round table's staging buffer") for _ in range(TABLE_RING)]
+        with allocating(f"{TABLE_RING} round tables", TABLE_RING * table_bytes, self.device_side):
+            self._tables = [cupy.empty(n_chunks * TABLE_COLUMNS, cupy.int64) for _ in range(TABLE_RING)]
         self._uploaded = [None] * TABLE_RING
         self._released = [None] * TABLE_RING  # after the kernels that read each device table
         self._round = 0
@@ -139,8 +146,9 @@ class CudaMemory:
     def device_bytes(self) -> int:
         return self.arena.nbytes
 
-    def _pin(self, nbytes: int):
-        mem = self.cupy.cuda.PinnedMemory(nbytes, HOST_ALLOC_PORTABLE | HOST_ALLOC_MAPPED)
+    def _pin(self, nbytes: int, what: str):
+        with allocating(what, nbytes, self.host_side):
+            mem = self.cupy.cuda.PinnedMemory(nbytes, HOST_ALLOC_PORTABLE | HOST_ALLOC_MAPPED)
         view = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(mem.ptr))
         return mem, view
 
@@ -156,7 +164,7 @@ class CudaMemory:
 
     def _host(self, slot: int):
         if self._pinned[slot] is None:
-            self._pinned[slot] = self._pin(self.slot_bytes)
+            self._pinned[slot] = self._pin(self.slot_bytes, f"host slot {slot}")
             self._pointers[slot] = self._pinned[slot][0].ptr
         return self._pinned[slot]
 

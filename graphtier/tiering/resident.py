@@ -12,6 +12,7 @@ import numpy as np
 
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..errors import CorruptChunkError
+from .budget import allocating
 from .storage import CRC_BYTES, ChunkStore, WeightStore
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
@@ -172,7 +173,8 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
         h, _, _ = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
         offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
-    arena = np.zeros(offset, np.uint8)
+    with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, "host"):
+        arena = np.zeros(offset, np.uint8)
     read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
     for c, blob in enumerate(blobs):
         arena[table[c, CHUNK_START] : table[c, CHUNK_START] + len(blob)] = blob

@@ -49,7 +49,8 @@ import numpy as np
 
 from ..codecs import GraphChunkCodec
 from ..codecs.header import pad8
-from ..errors import DeviceError, GraphtierError
+from ..errors import GraphtierError, OutOfMemoryError
+from .budget import allocating
 from .memory import TABLE_RING, CpuMemory, CudaMemory
 from .resident import (
     ABSENT,
@@ -174,12 +175,13 @@ class Scheduler:
         self.derived = np.zeros(n, bool)  # whose vertices' sidecar values are on the device
         for side in self.sidecars:  # unknown until their chunk is validated
             self.memory.fill_device(self.plan.sidecars[side.name], self._sidecar_bytes(side), 0xFF)
-        self.indptr = self.memory.array(indptr)
+        with allocating(f"indptr and the chunk tables of {store.name}", self.fixed_bytes, self.memory.device_side):
+            self.indptr = self.memory.array(indptr)
+            self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
+            self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.iterations: list[dict] = []
         self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
-        self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
-        self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
         self.round_vertices = (0, n_vertices)  # whose lists the round just yielded may hold (a sweep's: a range)
 
@@ -193,14 +195,18 @@ class Scheduler:
             except ValueError:
                 if left == wanted:
                     raise
-                raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes") from None
+                raise self._no_slot(slot_bytes) from None
             if self.memory.allocate_device(plan.nbytes):
                 if left < wanted:
                     print(f"graphtier: the GPU could not give {wanted:,} bytes for chunks of {self.store.name}; using {plan.nbytes:,}", file=sys.stderr)
                 return plan
             if len(plan.slots) <= 1 and plan.index is None:
-                raise DeviceError(f"the GPU cannot allocate even one chunk slot of {slot_bytes:,} bytes")
+                raise self._no_slot(slot_bytes)
             left //= 2
+
+    def _no_slot(self, slot_bytes: int) -> OutOfMemoryError:
+        """The device could not give even one chunk slot, however much the budget allowed."""
+        return OutOfMemoryError(f"one chunk slot of {self.store.name} (the arena, halved down to it)", slot_bytes, self.memory.device_side)
 
     def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
         starts = np.concatenate([[0], np.cumsum(self.unit_bytes)])
@@ -457,13 +463,7 @@ class Scheduler:
                 h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
                 if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
                     raise self.store.corrupt("chunk changed in the store since it was opened", c)
-                slot, _ = self.host.place(c, keep=chunks)
-                self.memory.host_waits(self.host.fence[slot])
-                view = self.memory.host_view(slot)
-                view[: len(blob)] = blob
-                if w is not None:
-                    w = validated_weights(self.weight_store, c, w, h.n_edges).view(np.uint8)
-                    view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + len(w)] = w
+                self._hold(c, chunks, blob, None if w is None else validated_weights(self.weight_store, c, w, h.n_edges))
                 it["bytes_store_read"] += len(blob) + CRC_BYTES
                 if not self.derived[c]:
                     derived += [(side, side.derive(c, h.first_src, offsets, dst, self.host_indptr, self.chunk_edges)) for side in self.sidecars]
@@ -474,6 +474,21 @@ class Scheduler:
         slots = {c: self.host.slot(c) for c in chunks}
         self._load_indexes(it, slots, derived)
         return slots
+
+    def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None) -> None:
+        """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
+        whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
+        the slot free, so that no later query finds a chunk that never arrived."""
+        slot, _ = self.host.place(c, keep=keep)
+        try:
+            self.memory.host_waits(self.host.fence[slot])
+            view = self.memory.host_view(slot)
+            view[: len(blob)] = blob
+            if weights is not None:
+                view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + weights.nbytes] = weights.view(np.uint8)
+        except BaseException:
+            self.host.drop(c)
+            raise
 
     def _load_indexes(self, it: dict, host: dict[int, int], derived: list) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
@@ -510,7 +525,11 @@ class Scheduler:
         for c in chunks:
             slot, _ = self.device.place(c, keep=chunks if keep is None else keep, home=c if self.plan.homes else None, last=last)
             nbytes = int(self.unit_bytes[c])
-            self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
+            try:
+                self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
+            except BaseException:  # as in the host tier: a slot holds a chunk only once its copy is under way
+                self.device.drop(c)
+                raise
             it["bytes_host_to_device"] += nbytes
             slots[c] = slot
         end = self.memory.mark("copy")

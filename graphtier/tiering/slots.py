@@ -52,6 +52,11 @@ class SlotCache:
         self.peak = max(self.peak, len(self._lru))
         return slot, evicted
 
+    def drop(self, chunk: int) -> None:
+        """Forget ``chunk`` and free its slot: a chunk that failed to arrive whole in the slot
+        ``place`` gave it must not be found there."""
+        self._free.append(self._lru.pop(chunk))
+
     def chunks(self) -> list[int]:
         return list(self._lru)
 
