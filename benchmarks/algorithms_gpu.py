@@ -150,7 +150,7 @@ def main() -> None:
     p.add_argument("--share", type=float, default=0.25)
     p.add_argument("--sources", type=int, default=4)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--algorithms", nargs="+", default=["bfs", "sssp", "cc", "pagerank"])
+    p.add_argument("--algorithms", nargs="+", default=["bfs", "sssp", "sssp_dist", "cc", "pagerank"], help="sssp_dist: SSSP without its parent pass (distances only, as EMOGI's)")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
     args = p.parse_args()
@@ -169,13 +169,14 @@ def main() -> None:
         calls = {
             "bfs": lambda g, s, **b: gt.bfs(g, s, device="cuda", **b),
             "sssp": lambda g, s, **b: gt.sssp(g, s, device="cuda", **b),
+            "sssp_dist": lambda g, s, **b: gt.sssp(g, s, predecessors=False, device="cuda", **b),
             "cc": lambda g, s, **b: gt.connected_components(g, device="cuda", **b),
             "pagerank": lambda g, s, **b: gt.pagerank(g, tol=1e-9, device="cuda", **b),  # ~40 iterations
         }
         reference = {}
         for alg in args.algorithms:
-            per_source = alg in ("bfs", "sssp")
-            weighted = alg == "sssp"
+            per_source = alg in ("bfs", "sssp", "sssp_dist")
+            weighted = alg.startswith("sssp")
             for fmt, g in graphs.items():
                 graph_bytes = sizes[fmt] + (weights_bytes if weighted else 0)
                 regions = [("resident", {})]
@@ -188,7 +189,7 @@ def main() -> None:
                     for s in sources if per_source else sources[:1]:
                         m, wl, r = timed(lambda g=g, s=s, budget=budget: calls[alg](g, s, **budget), args.repeat)
                         values = next(iter(r.columns().values()))
-                        key = (alg, s)
+                        key = (alg.removesuffix("_dist"), s)
                         if key not in reference:
                             reference[key] = values
                         elif alg == "pagerank":
@@ -221,7 +222,7 @@ def main() -> None:
                             row[key.replace("_seconds", "_ms")] = round(statistics.median([it.get(key, 0) for it in st["iterations"][1:]] or [0]) * (1e3 if "seconds" in key else 1), 3)
                     rows.append(row)
                     print(row, flush=True)
-        if "sssp" in args.algorithms:
+        if {"sssp", "sssp_dist"} & set(args.algorithms):
             indptr = cupy.asarray(csr.indptr())
             indices = cupy.asarray(csr.edges()[:, 1].astype(np.int64))
             weights = cupy.asarray(csr.group["weights"][:].astype(np.float64))

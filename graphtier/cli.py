@@ -216,7 +216,7 @@ def cmd_bfs(args) -> None:
 
 def cmd_sssp(args) -> None:
     g = gt.open(args.store)
-    r = gt.sssp(g, args.source, weight=not args.unweighted, delta=args.delta, **_execution(args))
+    r = gt.sssp(g, args.source, weight=not args.unweighted, delta=args.delta, predecessors=not args.no_parents, **_execution(args))
     far = float(np.max(r.distances[np.isfinite(r.distances)], initial=0.0))
     _report(args, r, "distance", {"source": args.source, "reached": r.reached, "farthest": far}, f"SSSP from {args.source}: reached {r.reached:,} of {g.n_vertices:,} vertices, farthest at {far:g}")
 
@@ -349,6 +349,7 @@ def _parser() -> argparse.ArgumentParser:
     sssp.add_argument("--source", type=int, required=True, help="source vertex (as the input numbered it)")
     sssp.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
     sssp.add_argument("--delta", type=float, default=None, help="near-far bucket width (default: from the mean weight and degree)")
+    sssp.add_argument("--no-parents", action="store_true", help="distances only: skip the pass that finds each vertex's parent")
 
     pr = algorithm("pagerank", cmd_pagerank, "PageRank by power iteration (networkx's semantics)", "ranks (float64)")
     pr.add_argument("--alpha", type=float, default=0.85, help="damping factor (default 0.85)")

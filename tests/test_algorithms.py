@@ -86,6 +86,9 @@ def test_every_format_against_the_oracles(graphs, fmt):
         check_sssp(g, m, source, gt.sssp(g, source, device="cpu"))
     unit = gt.sssp(g, 1, weight=False, device="cpu")
     np.testing.assert_array_equal(unit.distances, dijkstra(m, indices=1, unweighted=True))
+    bare = gt.sssp(g, 1, predecessors=False, device="cpu")  # distances only: no parent pass
+    assert bare.parents is None and list(bare.to_pandas().columns) == ["vertex", "distance"]
+    np.testing.assert_array_equal(bare.distances, dijkstra(m, indices=1))
     check_components(m, gt.connected_components(g, device="cpu"))
     for weight in (None, True):
         check_pagerank(m, gt.pagerank(g, weight=weight, device="cpu"), weight)

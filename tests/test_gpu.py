@@ -158,6 +158,7 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
         assert gpu.stats["device"] == "cuda"
         np.testing.assert_array_equal(gpu.distances, cpu["sssp"].distances)
         np.testing.assert_array_equal(gpu.parents, cpu["sssp"].parents)
+        np.testing.assert_array_equal(gt.sssp(g, source, predecessors=False, device="cuda", **budget).distances, cpu["sssp"].distances)
         cc = gt.connected_components(g, device="cuda", **budget)
         np.testing.assert_array_equal(cc.labels, cpu["cc"].labels)
         pr = gt.pagerank(g, weight=True, device="cuda", **budget)

@@ -6,8 +6,9 @@ once); farther ones wait in the *far* queue. When the near pile empties, the thr
 closest far vertex plus ``delta``, and far vertices within it become the frontier. Distances are
 float64 sums of the edges' float32 weights along a path, each relaxation computing ``dist[v] + w``
 the same way, so every backend and every relaxation order reach the same fixpoint as Dijkstra in
-float64 (scipy's). Parents are set once the distances are final: each reached vertex's smallest
-in-neighbour ``v`` with ``dist[v] + w == dist[u]`` (so they too are the same on every backend).
+float64 (scipy's). Parents, when asked for, are set once the distances are final: each reached
+vertex's smallest in-neighbour ``v`` with ``dist[v] + w == dist[u]`` (so they too are the same on
+every backend).
 """
 
 from __future__ import annotations
@@ -122,8 +123,9 @@ class SSSP(Algorithm):
     queues = ("far", "far_next")
     dedup = True
 
-    def __init__(self, graph, source: int, weight: bool, delta: float | None):
+    def __init__(self, graph, source: int, weight: bool, delta: float | None, predecessors: bool = True):
         self.source = graph.vertex(source)
+        self.predecessors = predecessors
         self.weighted = bool(weight) and graph.weighted
         facts = graph.weight_facts() if self.weighted else {}
         if self.weighted:
@@ -135,7 +137,7 @@ class SSSP(Algorithm):
         if not self.delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
         self.threshold = self.delta
-        self.pull_parents = not graph.directed or graph.has_reverse
+        self.pull_parents = predecessors and (not graph.directed or graph.has_reverse)
         self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
 
     def edges(self, graph) -> dict[str, Edges]:
@@ -175,6 +177,8 @@ class SSSP(Algorithm):
         (a scan that stops there) where in-edges are at hand, else pushed over every edge; then
         (where zero-weight edges leave reached vertices without one) passes through those edges
         until none is left."""
+        if not self.predecessors:
+            return
         dist, parent, junk = run.state["dist"], run.state["parent"], run.queues["far_next"]
         if self.pull_parents:
             junk.sizes.fill(0)
@@ -214,18 +218,24 @@ def _refuse_negative(graph, facts: dict) -> None:
             raise ValueError(f"sssp needs non-negative weights; edge {src} -> {dst} (edge {e} of {graph.location}) weighs {w[bad[0]]}")
 
 
-def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None, config: Config | None = None, **options) -> SSSPResult:
+def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None, predecessors: bool = True, config: Config | None = None, **options) -> SSSPResult:
     """Shortest-path distances (float64, inf where unreachable) and parents from ``source`` (an id
     as the input gave it; its own parent).
 
     ``weight``: use the stored edge weights (every edge weighs 1 when False, or when the graph has
     none); they must be non-negative. ``delta``: the near-far bucket width (default: from the mean
-    weight and degree). Execution options as every algorithm's (``runtime.Config``).
+    weight and degree). ``predecessors``: find the parents (one more pass over the edges; scipy's
+    ``return_predecessors``); ``parents`` is None without. Execution options as every
+    algorithm's (``runtime.Config``).
     """
-    alg = SSSP(graph, source, weight, delta)
+    alg = SSSP(graph, source, weight, delta, predecessors)
     done = run(alg, graph, Config.of(config, **options))
-    dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
-    parent = np.where(parent == NO_PARENT, -1, parent)
-    parent[alg.source] = alg.source
+    dist = done.ops.to_host(done.state["dist"])
+    parents = None
+    if predecessors:
+        parent = done.ops.to_host(done.state["parent"])
+        parent = np.where(parent == NO_PARENT, -1, parent)
+        parent[alg.source] = alg.source
+        parents = graph.refs_to_original(graph.to_original(parent))
     stats = done.stats(reached=int(np.isfinite(dist).sum()), weighted=alg.weighted, delta=alg.delta)
-    return SSSPResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)
+    return SSSPResult(source=source, distances=graph.to_original(dist), parents=parents, stats=stats, ids=graph.ids)

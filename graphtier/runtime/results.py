@@ -54,15 +54,15 @@ class VertexResult:
 @dataclass
 class TreeResult(VertexResult):
     """Distances from ``source`` and the parents of a tree of paths (int64; the source is its own
-    parent, -1 unreachable)."""
+    parent, -1 unreachable; None when the caller did not ask for them)."""
 
     source: int
     distances: np.ndarray
-    parents: np.ndarray
+    parents: np.ndarray | None
     references = ("parent",)
 
     def columns(self) -> dict[str, np.ndarray]:
-        return {"distance": self.distances, "parent": self.parents}
+        return {"distance": self.distances} | ({} if self.parents is None else {"parent": self.parents})
 
 
 @dataclass
