@@ -22,6 +22,7 @@ from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, P
 from ..runtime.results import SSSPResult
 
 NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex
+RESIDENT_WIDTH = 8  # edges in GPU memory are cheap to read again: buckets this much wider (fewer iterations)
 
 
 @cpu
@@ -136,7 +137,7 @@ class SSSP(Algorithm):
         self.delta = float(delta) if delta is not None else max(mean_weight * 32.0 / mean_degree, facts.get("min", 1.0), 1e-30)
         if not self.delta > 0:
             raise ValueError(f"delta must be positive, got {delta}")
-        self.threshold = self.delta
+        self.widen = delta is None
         self.pull_parents = predecessors and (not graph.directed or graph.has_reverse)
         self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
 
@@ -151,6 +152,9 @@ class SSSP(Algorithm):
         return {"dist": (n, np.float64), "parent": (n, np.int64), "far_marks": (n, np.uint32)}
 
     def start(self, run: Run) -> None:
+        if self.widen and run.backend == "cuda" and not run.streams("out"):  # a relaxation repeated costs no transfer
+            self.delta *= RESIDENT_WIDTH
+        self.threshold = self.delta
         s = run.state
         run.compute(START, s["dist"], s["parent"], s["far_marks"], self.source)
         run.frontier.start(np.array([self.source]), self.source_edges)
@@ -224,7 +228,7 @@ def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None,
 
     ``weight``: use the stored edge weights (every edge weighs 1 when False, or when the graph has
     none); they must be non-negative. ``delta``: the near-far bucket width (default: from the mean
-    weight and degree). ``predecessors``: find the parents (one more pass over the edges; scipy's
+    weight and degree, wider on a GPU holding the whole graph); distances do not depend on it. ``predecessors``: find the parents (one more pass over the edges; scipy's
     ``return_predecessors``); ``parents`` is None without. Execution options as every
     algorithm's (``runtime.Config``).
     """

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OutOfMemoryError
 from ..kernels.formats import FORMATS
-from ..tiering.scheduler import COUNTERS, Sidecar
+from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from .config import Config
 from .frontier import ALL, Frontier, Queue
 from .functors import Advance, Compute, Filter, Gather, Pull
@@ -106,6 +106,10 @@ class Run:
         if nbytes >= self.device_budget:
             raise ValueError(f"device_memory ({self.device_budget:,} bytes) does not hold the vertex state ({nbytes:,} bytes) of {self.graph.location}")
         self.state_bytes = nbytes
+
+    def streams(self, edges: str) -> bool:
+        """Whether the edges named ``edges`` stream through the tiers (else they are resident)."""
+        return isinstance(self.sources[edges], Scheduler)
 
     def array(self, name: str, shape, dtype):
         """A state array where the kernels run (on the GPU kept with the graph between runs)."""
