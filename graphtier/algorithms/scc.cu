@@ -17,21 +17,16 @@ struct Init {  // own ids as labels, one part; trimmed: no in-edges or no out-ed
     }
 };
 
-// Lowers *to to x; true when this call lowered it (u then joins the frontier).
-__device__ __forceinline__ bool lower(u32* to, u32 x) { return x < *to && x < atomicMin(to, x); }
-
-struct Down {  // out-edge (v, u) inside a part: what reaches v reaches u
-    u32* low_in;
-    u32* low_out;
+// Edge (v, u) inside a part lowers u's label to v's (atomicMin; true when this call lowered it, and
+// u joins the frontier): low_in through out-edges, low_out through in-edges.
+struct Spread {
+    u32* labels;
     const u64* part;
-    __device__ bool operator()(u32 v, u32 u, Edge) const { return part[u] == part[v] && lower(low_in + u, low_in[v]); }
-};
-
-struct Up {  // in-edge (u, v) inside a part: what v reaches u reaches
-    u32* low_in;
-    u32* low_out;
-    const u64* part;
-    __device__ bool operator()(u32 v, u32 u, Edge) const { return part[u] == part[v] && lower(low_out + u, low_out[v]); }
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        if (part[u] != part[v]) return false;
+        u32 x = labels[v];
+        return x < labels[u] && x < atomicMin(labels + u, x);
+    }
 };
 
 struct Settle {  // after a pass: equal labels place v; else the pair is v's new part
@@ -55,7 +50,6 @@ struct Unplaced {
 };
 
 INSTANTIATE(COMPUTE, Init)
-INSTANTIATE(ADVANCE, Down)
-INSTANTIATE(ADVANCE, Up)
+INSTANTIATE(ADVANCE, Spread)
 INSTANTIATE(COMPUTE, Settle)
 INSTANTIATE(FILTER, Unplaced)

@@ -43,22 +43,13 @@ def init(v, s):
 
 
 @cpu
-def down(v, u, e, w, s):
-    """Out-edge (v, u) inside a part: what reaches v reaches u. ``s``: (low_in, low_out, part)."""
-    low_in, part = s[0], s[2]
-    if part[u] != part[v] or low_in[v] >= low_in[u]:
+def spread(v, u, e, w, s):
+    """Edge (v, u) inside a part lowers u's label to v's: ``low_in`` through out-edges (what reaches
+    v reaches u), ``low_out`` through in-edges (what v reaches, u reaches). ``s``: (labels, part)."""
+    labels, part = s
+    if part[u] != part[v] or labels[v] >= labels[u]:
         return False
-    low_in[u] = low_in[v]
-    return True
-
-
-@cpu
-def up(v, u, e, w, s):
-    """In-edge (u, v) inside a part: what v reaches u reaches. ``s``: (low_in, low_out, part)."""
-    low_out, part = s[1], s[2]
-    if part[u] != part[v] or low_out[v] >= low_out[u]:
-        return False
-    low_out[u] = low_out[v]
+    labels[u] = labels[v]
     return True
 
 
@@ -83,15 +74,14 @@ def unplaced(v, s):
 
 
 INIT = Compute("Init", init)
-DOWN = Advance("Down", down)
-UP = Advance("Up", up)
+SPREAD = Advance("Spread", spread)
 SETTLE = Compute("Settle", settle)
 UNPLACED = Filter("Unplaced", unplaced)
 
 
 class StrongComponents(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (INIT, DOWN, UP, SETTLE, UNPLACED)
+    functors = (INIT, SPREAD, SETTLE, UNPLACED)
     dedup = True  # a vertex whose labels dropped is queued once, whichever edges lowered them
 
     def __init__(self, graph):
@@ -120,16 +110,15 @@ class StrongComponents(Algorithm):
 
     def step(self, run: Run) -> None:
         s = run.state
-        labels = (s["low_in"], s["low_out"], s["part"])
         self.settled = not run.sizes[-1, 0]
         if self.settled:  # a pass is over (or none began): place what it found, queue the rest
             if self.passes >= 0:
-                run.compute(SETTLE, *labels)
+                run.compute(SETTLE, s["low_in"], s["low_out"], s["part"])
             self.passes += 1
             run.filter(UNPLACED, s["part"], input=ALL)
         else:
-            run.advance(DOWN, *labels, edges="out", dedup=True)
-            run.advance(UP, *labels, edges="in", dedup=True)
+            run.advance(SPREAD, s["low_in"], s["part"], edges="out", dedup=True)
+            run.advance(SPREAD, s["low_out"], s["part"], edges="in", dedup=True)
         run.iterations[-1]["phase"] = "settle" if self.settled else "propagate"
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
