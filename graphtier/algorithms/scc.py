@@ -9,7 +9,8 @@ component, and every vertex of that component finds the same m: it is placed, la
 component's smallest vertex). The others take the pair of labels as their new part, since two
 vertices of one component always share both, and start again from their own ids. Each pass places
 at least each part's smallest vertex's component, and edges between parts are never read again,
-so a long chain of components splits in a pass or two.
+so a chain of components splits into many parts a pass (a path of 1,500 vertices in random order
+takes 16 passes; one pair of labels for all would place about one component a pass).
 
 Before the first pass, vertices without in-edges or without out-edges are placed alone (trimming:
 no cycle goes through them). The labels are a fixpoint, the same whatever order edges come in,
