@@ -24,6 +24,7 @@ from .engine import (
     pagerank,
     recode,
     sssp,
+    strongly_connected_components,
     validate_bfs_tree,
     verify,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "pagerank",
     "recode",
     "sssp",
+    "strongly_connected_components",
     "validate_bfs_tree",
     "verify",
 ]

@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -238,6 +238,14 @@ def cmd_cc(args) -> None:
     _report(args, r, "component", {"n_components": r.n_components, "largest": largest}, f"{r.n_components:,} {kind}, the largest of {largest:,} vertices")
 
 
+def cmd_scc(args) -> None:
+    g = gt.open(args.store)
+    r = gt.strongly_connected_components(g, **_execution(args))
+    largest = int(np.bincount(r.labels).max(initial=0)) if len(r.labels) else 0
+    kind = "strongly connected components" if g.directed else "connected components (a symmetric graph)"
+    _report(args, r, "component", {"n_components": r.n_components, "largest": largest}, f"{r.n_components:,} {kind}, the largest of {largest:,} vertices")
+
+
 def cmd_demo(args) -> None:
     """Kronecker graph -> store -> BFS from its best-connected vertex, on an embedded default."""
     with tempfile.TemporaryDirectory(prefix="graphtier-demo-") as tmp:
@@ -358,6 +366,7 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--weighted", action="store_true", help="edges weigh their stored weights (default: every edge 1)")
 
     algorithm("cc", cmd_cc, "connected components (weakly connected on a directed graph)", "component labels (int64)")
+    algorithm("scc", cmd_scc, "strongly connected components (a directed store needs --reverse at convert)", "component labels (int64)")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)

@@ -165,3 +165,48 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
         assert np.abs(pr.ranks - cpu["pagerank"].ranks).sum() < 1e-6 and pr.iterations == cpu["pagerank"].iterations
         np.testing.assert_array_equal(pr.ranks, resident_ranks)  # sums added chunk by chunk, in order
         assert np.abs(gt.pagerank(g, device="cuda", **budget).ranks - unweighted).sum() < 1e-6
+
+
+# --- strongly connected components: the GPU equals the CPU -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def directed_graphs(tmp_path_factory):
+    """Directed graphs with their reverse, every format: a kron15 (a giant component and thousands
+    of small ones) in chunks of 8,192 edges, and test_scc's DAG of cycles and chain (hundreds of
+    components, many passes) in chunks of 256."""
+    from .test_scc import chain, cycles_dag
+
+    out = {}
+    for name, edges, chunk_edges in (("kron", gt.generators.kronecker(15, seed=8), 1 << 13), ("cycles", cycles_dag(4), 256), ("chain", chain(800, 5), 256)):
+        d = tmp_path_factory.mktemp(f"d-{name}")
+        csr = gt.build(edges, d / "csr.gt", reverse=True, chunk_edges=chunk_edges)
+        out[name] = {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+    return out
+
+
+@pytest.mark.parametrize("name", ["kron", "cycles", "chain"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_scc_equals_the_cpu(directed_graphs, weighted_graphs, name, fmt):
+    """Labels are the same partition numbered one way, so the GPU's equal the CPU's exactly, under
+    every budget, two chunk slots a graph too (and on the weighted directed urand15, whose weights
+    SCC does not read)."""
+    from .test_scc import fixed, slot_bytes
+
+    for g in (directed_graphs[name][fmt], weighted_graphs["urand"][fmt]):
+        cpu = gt.strongly_connected_components(g, device="cpu")
+        state = gt.strongly_connected_components(g, device="cuda").stats["state_bytes"]
+        per_graph = max(fixed(g, False), fixed(g, True)) + 2 * max(slot_bytes(g, False), slot_bytes(g, True))
+        for budget in [*budgets_of(g), {"device_memory": state + 2 * per_graph, "host_memory": "1GiB", "zero_copy": "never"}]:
+            gpu = gt.strongly_connected_components(g, device="cuda", **budget)
+            assert gpu.stats["device"] == "cuda" and gpu.n_components == cpu.n_components
+            np.testing.assert_array_equal(gpu.labels, cpu.labels)
+
+
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_scc_cnr2000(cnr, fmt):
+    g = cnr[fmt]
+    cpu = gt.strongly_connected_components(g, device="cpu")
+    assert cpu.n_components == 100_977
+    for budget in budgets_of(g):
+        np.testing.assert_array_equal(gt.strongly_connected_components(g, device="cuda", **budget).labels, cpu.labels)

@@ -3,6 +3,7 @@
 from .bfs import bfs
 from .cc import connected_components
 from .pagerank import ConvergenceError, pagerank
+from .scc import strongly_connected_components
 from .sssp import sssp
 
-__all__ = ["ConvergenceError", "bfs", "connected_components", "pagerank", "sssp"]
+__all__ = ["ConvergenceError", "bfs", "connected_components", "pagerank", "sssp", "strongly_connected_components"]

@@ -182,6 +182,20 @@ class Components(Algorithm):
         return int(values[np.argmax(counts)])
 
 
+def numbered(graph, done: Run, roots) -> np.ndarray:
+    """Component labels (int64, in the input's order) from ``roots``, each component's smallest
+    vertex in the store's ids (where the run left them): components numbered in the order of their
+    smallest vertex in the input's ids, as scipy numbers weakly connected ones."""
+    if graph.perm is None:  # the smallest vertex is the same in both: rank the roots where they are
+        _, labels = done.xp.unique(roots, return_inverse=True)
+        return done.ops.to_host(labels).astype(np.int64).ravel()
+    # the smallest vertex in the input's ids: the first of each root in the input's order
+    _, first, labels = np.unique(graph.to_original(done.ops.to_host(roots)), return_index=True, return_inverse=True)
+    rank = np.empty(len(first), np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    return rank[labels]
+
+
 def connected_components(graph, *, config: Config | None = None, **options) -> ComponentsResult:
     """The component of every vertex (weakly connected components on a directed graph), numbered
     as scipy.sparse.csgraph.connected_components numbers them, and how many there are.
@@ -189,14 +203,6 @@ def connected_components(graph, *, config: Config | None = None, **options) -> C
     if graph.n_vertices == 0:
         return ComponentsResult(labels=np.zeros(0, np.int64), n_components=0, ids=graph.ids)
     done = run(Components(graph), graph, Config.of(config, **options))
-    roots = done.state["parent"]
-    if graph.perm is None:  # a root is its component's smallest vertex: rank the roots where they are
-        _, labels = done.xp.unique(roots, return_inverse=True)
-        labels = done.ops.to_host(labels).astype(np.int64).ravel()
-    else:  # the smallest vertex in the input's ids: the first of each root in the input's order
-        _, first, labels = np.unique(graph.to_original(done.ops.to_host(roots)), return_index=True, return_inverse=True)
-        rank = np.empty(len(first), np.int64)
-        rank[np.argsort(first)] = np.arange(len(first))
-        labels = rank[labels]
+    labels = numbered(graph, done, done.state["parent"])
     n_components = int(labels.max()) + 1
     return ComponentsResult(labels=labels, n_components=n_components, stats=done.stats(n_components=n_components), ids=graph.ids)

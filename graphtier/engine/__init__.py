@@ -11,7 +11,9 @@ from .validate import BFSValidationError, validate_bfs_tree
 from .verify import Problem, VerifyReport, verify
 
 # The algorithms as users call them: budgets checked first, allocation failures named (engine/query.py).
-bfs, sssp, pagerank, connected_components = (query(f) for f in (algorithms.bfs, algorithms.sssp, algorithms.pagerank, algorithms.connected_components))
+bfs, sssp, pagerank, connected_components, strongly_connected_components = (
+    query(f) for f in (algorithms.bfs, algorithms.sssp, algorithms.pagerank, algorithms.connected_components, algorithms.strongly_connected_components)
+)
 
 __all__ = [
     "BFSResult",
@@ -31,6 +33,7 @@ __all__ = [
     "pagerank",
     "recode",
     "sssp",
+    "strongly_connected_components",
     "validate_bfs_tree",
     "verify",
 ]

@@ -58,6 +58,7 @@ class CudaOperators:
         names = tuple(dict.fromkeys(k for f in run.algorithm.functors for k in f.kernels(self.type))) + EXTERNS
         self.module = module(run.algorithm.cuda, names)
         self._kernels: dict = {}
+        self._advanced: set[int] = set()  # the rows of queues advanced from: the hubs they hold are spent
         self.grid, self.block = (_multiprocessors() * BLOCKS_PER_SM,), (BLOCK,)
 
     @staticmethod
@@ -113,11 +114,14 @@ class CudaOperators:
         ids, row = self._set(input)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
+        fresh = input == ALL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
-            self._round_set(input, source, row, i == 0)
+            self._round_set(input, source, row, i == 0 and fresh)
             params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
+        if input != ALL:
+            self._advanced.add(int(row))
 
     def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
         pull, from_sidecar, demand = self._functor_kernels(f)
