@@ -2,7 +2,8 @@
 
 from .bfs import bfs
 from .cc import connected_components
+from .mst import minimum_spanning_tree
 from .pagerank import ConvergenceError, pagerank
 from .sssp import sssp
 
-__all__ = ["ConvergenceError", "bfs", "connected_components", "pagerank", "sssp"]
+__all__ = ["ConvergenceError", "bfs", "connected_components", "minimum_spanning_tree", "pagerank", "sssp"]
