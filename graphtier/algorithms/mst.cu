@@ -33,48 +33,33 @@ struct Ranks {
     __device__ u64 of(u32 v) const { return ranked ? rank[v] : v; }
 };
 
+// The two passes of a round over every edge: each component's least (weight key, smaller
+// endpoint) over its outgoing edges, then, among the edges equal to it, the least (larger
+// endpoint, outside endpoint). Unit: every edge weighs 1, no weight read.
 template <bool Weighted>
-struct LightestOf {  // each component's least (weight, smaller endpoint) over its outgoing edges
+struct ChooseOf {
     const u32* parent;
     u64* best;
-    Ranks r;
-    static constexpr bool edges = Weighted;
-    __device__ bool operator()(u32 v, u32 u, Edge e) const {
-        u32 a = parent[v];
-        if (a == parent[u]) return false;
-        u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(r.of(v), r.of(u));
-        if (key < best[a]) atomicMin(best + a, key);
-        return false;
-    }
-};
-struct Lightest : LightestOf<true> {};
-struct LightestUnit : LightestOf<false> {};
-
-template <bool Weighted>
-struct TieOf {  // among the edges equal to the best: the least larger endpoint, with the outside one
-    const u32* parent;
-    const u64* best;
     u64* other;
     Ranks r;
+    i64 second;
     static constexpr bool edges = Weighted;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         u32 a = parent[v];
         if (a == parent[u]) return false;
         u64 rv = r.of(v), ru = r.of(u);
-        if ((weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru)) != best[a]) return false;
-        u64 candidate = max(rv, ru) << 32 | u;
-        if (candidate < other[a]) atomicMin(other + a, candidate);
+        u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
+        if (!second) {
+            if (key < best[a]) atomicMin(best + a, key);
+        } else if (key == best[a]) {
+            u64 candidate = max(rv, ru) << 32 | u;
+            if (candidate < other[a]) atomicMin(other + a, candidate);
+        }
         return false;
     }
 };
-struct Tie : TieOf<true> {};
-struct TieUnit : TieOf<false> {};
-
-struct Reset {
-    u64* best;
-    u64* other;
-    __device__ void operator()(u32 v) const { best[v] = other[v] = NO_EDGE; }
-};
+struct Choose : ChooseOf<true> {};
+struct ChooseUnit : ChooseOf<false> {};
 
 struct Target {  // the component each root's least edge leads to
     const u64* best;
@@ -127,11 +112,8 @@ struct Compress {
     __device__ void operator()(u32 v) const { parent[v] = find(parent, v); }
 };
 
-INSTANTIATE(COMPUTE, Reset)
-INSTANTIATE(ADVANCE, Lightest)
-INSTANTIATE(ADVANCE, LightestUnit)
-INSTANTIATE(ADVANCE, Tie)
-INSTANTIATE(ADVANCE, TieUnit)
+INSTANTIATE(ADVANCE, Choose)
+INSTANTIATE(ADVANCE, ChooseUnit)
 INSTANTIATE(COMPUTE, Target)
 INSTANTIATE(FILTER, Merge)
 INSTANTIATE(COMPUTE, Init)

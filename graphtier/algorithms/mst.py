@@ -22,7 +22,7 @@ import numpy as np
 
 from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, cpu, run
 from ..runtime.results import MSTResult
-from .cc import find
+from .cc import compress, find, init
 
 NONE = np.uint32(0xFFFFFFFF)  # no component: a root without an outgoing edge
 NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -47,38 +47,23 @@ def ranked(v, rank, ranks):
 
 
 @cpu
-def lightest(v, u, e, w, s):
-    """Each component's least (weight, smaller endpoint) over its outgoing edges (the CPU's advance
-    is serial: plain writes). ``s``: (parent, best, rank, whether ranked)."""
-    parent, best, rank, ranks = s
-    a = parent[v]
-    if a == parent[u]:
-        return False
-    key = weight_key(w) << HALF | min(ranked(v, rank, ranks), ranked(u, rank, ranks))
-    best[a] = min(best[a], key)
-    return False
-
-
-@cpu
-def tie(v, u, e, w, s):
-    """Among the edges equal to the component's best, the least larger endpoint, with the outside
-    endpoint. ``s``: (parent, best, other, rank, whether ranked)."""
-    parent, best, other, rank, ranks = s
+def choose(v, u, e, w, s):
+    """The two passes of a round over every edge (one function, so that Numba compiles one advance
+    per format; the CPU's advance is serial: plain writes): each component's least (weight key,
+    smaller endpoint) over its outgoing edges, then, among the edges equal to it, the least
+    (larger endpoint, outside endpoint). ``s``: (parent, best, other, rank, whether ranked, the
+    second pass)."""
+    parent, best, other, rank, ranks, second = s
     a = parent[v]
     if a == parent[u]:
         return False
     rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
-    if weight_key(w) << HALF | min(rv, ru) == best[a]:
-        candidate = max(rv, ru) << HALF | np.uint64(u)
-        other[a] = min(other[a], candidate)
+    key = weight_key(w) << HALF | min(rv, ru)
+    if not second:
+        best[a] = min(best[a], key)
+    elif key == best[a]:
+        other[a] = min(other[a], max(rv, ru) << HALF | np.uint64(u))
     return False
-
-
-@cpu
-def reset(v, s):
-    """``s``: (best, other)."""
-    s[0][v] = NO_EDGE
-    s[1][v] = NO_EDGE
 
 
 @cpu
@@ -106,30 +91,17 @@ def merge(v, s):
     return True
 
 
-@cpu
-def init(v, s):
-    s[0][v] = v
-
-
-@cpu
-def compress(v, s):
-    s[0][v] = find(s[0], v)
-
-
-RESET = Compute("Reset", reset)
-LIGHTEST = Advance("Lightest", lightest)
-LIGHTEST_UNIT = Advance("LightestUnit", lightest)  # every edge weighs 1: the GPU reads no weight
-TIE = Advance("Tie", tie)
-TIE_UNIT = Advance("TieUnit", tie)
+CHOOSE = Advance("Choose", choose)
+CHOOSE_UNIT = Advance("ChooseUnit", choose)  # every edge weighs 1: the GPU reads no weight
 TARGET = Compute("Target", target)
 MERGE = Filter("Merge", merge)
-INIT = Compute("Init", init)
+INIT = Compute("Init", init)  # connected components' CPU functions: compiled once for both
 COMPRESS = Compute("Compress", compress)
 
 
 class Boruvka(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (RESET, LIGHTEST, LIGHTEST_UNIT, TIE, TIE_UNIT, TARGET, MERGE, INIT, COMPRESS)
+    functors = (CHOOSE, CHOOSE_UNIT, TARGET, MERGE, INIT, COMPRESS)
     queues = ("scratch",)
 
     def __init__(self, graph, weight: bool):
@@ -159,9 +131,11 @@ class Boruvka(Algorithm):
     def step(self, run: Run) -> None:
         s, scratch = run.state, run.queues["scratch"]
         parent, best, other, to = s["parent"], s["best"], s["other"], s["target"]
-        run.compute(RESET, best, other)
-        run.advance(LIGHTEST if self.weighted else LIGHTEST_UNIT, parent, best, *self.ranks, input=ALL, output=scratch)
-        run.advance(TIE if self.weighted else TIE_UNIT, parent, best, other, *self.ranks, input=ALL, output=scratch)
+        best.fill(NO_EDGE)
+        other.fill(NO_EDGE)
+        choose = CHOOSE if self.weighted else CHOOSE_UNIT
+        for second in (0, 1):
+            run.advance(choose, parent, best, other, *self.ranks, second, input=ALL, output=scratch)
         run.compute(TARGET, best, other, parent, to)
         run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL)
         run.compute(COMPRESS, parent)
