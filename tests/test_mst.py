@@ -155,6 +155,13 @@ def test_negative_weights(tmp_path):
     check_forest(stored_matrix(g), r)
 
 
+def test_zero_weights_are_edges(tmp_path):
+    """scipy reads a zero entry as no edge; here an edge of weight 0 is an edge."""
+    g = gt.build(np.array([[0, 1, 0.0], [1, 2, 5.0], [0, 2, 7.0]]), tmp_path / "z.gt", symmetrize=True, progress=False)
+    r = gt.minimum_spanning_tree(g, device="cpu")
+    assert edge_set(r) == {(0, 1), (1, 2)} and r.weights.tolist() == [0.0, 5.0] and r.n_trees == 1
+
+
 def test_refusals(tmp_path):
     directed = gt.build(np.array([[0, 1, 1.0], [1, 2, 2.0]]), tmp_path / "d.gt", progress=False)
     with pytest.raises(ValueError, match=r"undirected graph; .* is directed \(build it with symmetrize=True\)"):
