@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -171,8 +171,9 @@ def _execution(args) -> dict:
     return {"device": args.device, "device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy}
 
 
-def _save(result, column: str, path: str) -> None:
-    """``--out``: a .parquet or .csv table of every column (pyarrow, pandas), else ``column`` as .npy."""
+def _save(result, column: str | None, path: str) -> None:
+    """``--out``: a .parquet or .csv table of every column (pyarrow, pandas), else ``column`` as .npy
+    (with none, an edge table's: the whole table as a structured array)."""
     suffix = Path(path).suffix.lower()
     if suffix not in (".parquet", ".csv", ".npy"):
         path += ".npy"  # as np.save names it
@@ -183,19 +184,26 @@ def _save(result, column: str, path: str) -> None:
             pq.write_table(result.to_arrow(), f)
         elif suffix == ".csv":
             result.to_pandas().to_csv(f, index=False)
+        elif column is None:
+            cols = result.columns()
+            table = np.empty(len(next(iter(cols.values()))), [(k, v.dtype) for k, v in cols.items()])
+            for k, v in cols.items():
+                table[k] = v
+            np.save(f, table)
         else:
             np.save(f, result.columns()[column])
 
 
-def _report(args, result, column: str, payload: dict, text: str) -> None:
-    """What every algorithm command prints: a summary (or JSON), where ``--out`` went, stats."""
+def _report(args, result, column: str | None, payload: dict, text: str) -> None:
+    """What every algorithm command prints: a summary (or JSON), where ``--out`` went, stats.
+    ``column``: what a per-vertex .npy holds; None for an edge table."""
     s = result.stats
     if args.out:
         _save(result, column, args.out)
     if args.stats_json:
         _write_json(args.stats_json, s)
     summary = {k: s[k] for k in ("device", "format", "seconds") if k in s}
-    where = f"; {column}s in {args.out}" if args.out else ""
+    where = f"; {f'{column}s' if column else 'edges'} in {args.out}" if args.out else ""
     _emit(args, {**payload, **summary, "iterations": s["iterations"], "out": args.out}, f"{text}, {s['seconds'] * 1e3:.1f} ms on the {s['device']}{where}")
     if args.stats and not args.json:
         print(_stats_table(s))
@@ -244,6 +252,13 @@ def cmd_scc(args) -> None:
     largest = int(np.bincount(r.labels).max(initial=0)) if len(r.labels) else 0
     kind = "strongly connected components" if g.directed else "connected components (a symmetric graph)"
     _report(args, r, "component", {"n_components": r.n_components, "largest": largest}, f"{r.n_components:,} {kind}, the largest of {largest:,} vertices")
+
+
+def cmd_mst(args) -> None:
+    g = gt.open(args.store)
+    r = gt.minimum_spanning_tree(g, weight=not args.unweighted, **_execution(args))
+    payload = {"edges": len(r.sources), "total_weight": r.total_weight, "n_trees": r.n_trees}
+    _report(args, r, None, payload, f"minimum spanning forest: {len(r.sources):,} edges in {r.n_trees:,} trees, total weight {r.total_weight:g}")
 
 
 def cmd_demo(args) -> None:
@@ -331,10 +346,11 @@ def _parser() -> argparse.ArgumentParser:
     check = command("verify", cmd_verify, "read every chunk of a store and list every problem (exit 4 if any)")
     check.add_argument("store")
 
-    def algorithm(name: str, fn, help: str, out: str) -> argparse.ArgumentParser:
+    def algorithm(name: str, fn, help: str, out: str, table: str | None = None) -> argparse.ArgumentParser:
         sp = command(name, fn, help)
         sp.add_argument("store")
-        sp.add_argument("--out", help=f"save {out}: .npy (the array), .parquet or .csv (a table with the vertex ids)")
+        what = "the array" if table is None else "a structured array"
+        sp.add_argument("--out", help=f"save {out}: .npy ({what}), .parquet or .csv ({table or 'a table with the vertex ids'})")
         sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
         sp.add_argument(
             "--device-memory",
@@ -367,6 +383,9 @@ def _parser() -> argparse.ArgumentParser:
 
     algorithm("cc", cmd_cc, "connected components (weakly connected on a directed graph)", "component labels (int64)")
     algorithm("scc", cmd_scc, "strongly connected components (a directed store needs --reverse at convert)", "component labels (int64)")
+
+    mst = algorithm("mst", cmd_mst, "minimum spanning forest of an undirected graph (Boruvka)", "the forest's edges", "source, destination, weight")
+    mst.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)

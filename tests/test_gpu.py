@@ -210,3 +210,31 @@ def test_scc_cnr2000(cnr, fmt):
     assert cpu.n_components == 100_977
     for budget in budgets_of(g):
         np.testing.assert_array_equal(gt.strongly_connected_components(g, device="cuda", **budget).labels, cpu.labels)
+
+
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_mst_equals_the_cpu(weighted_graphs, fmt):
+    """The same forest edge for edge under every budget, weighted and with every edge 1 (ties
+    everywhere); a directed graph refused."""
+    g = weighted_graphs["kron"][fmt]
+    cpu = {weight: gt.minimum_spanning_tree(g, weight=weight, device="cpu").columns() for weight in (True, False)}
+    for budget in budgets_of(g):
+        for weight, expected in cpu.items():
+            gpu = gt.minimum_spanning_tree(g, weight=weight, device="cuda", **budget)
+            assert gpu.stats["device"] == "cuda"
+            for column, values in expected.items():
+                np.testing.assert_array_equal(gpu.columns()[column], values, err_msg=f"{column}, weight={weight} under {budget}")
+    with pytest.raises(ValueError, match="symmetrize=True"):
+        gt.minimum_spanning_tree(weighted_graphs["urand"][fmt], device="cuda")
+
+
+def test_mst_ties_break_alike_in_every_vertex_order(tmp_path):
+    """Weights 1 and 2: the GPU's forest is the CPU's, and a degree-ordered store's the natural one's
+    (endpoints ranked by the input's ids on the device)."""
+    edges = gt.generators.kronecker(14, seed=9)
+    weighted = np.column_stack([edges, np.random.default_rng(10).integers(1, 3, len(edges)).astype(np.float64)])
+    stores = [gt.build(weighted, tmp_path / f"{order}.gt", symmetrize=True, order=order, format="ef", chunk_edges=1 << 13) for order in ("natural", "degree")]
+    results = [gt.minimum_spanning_tree(g, device=device).columns() for g in stores for device in ("cpu", "cuda")]
+    for r in results[1:]:
+        for column, values in results[0].items():
+            np.testing.assert_array_equal(r[column], values)

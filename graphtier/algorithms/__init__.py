@@ -2,8 +2,9 @@
 
 from .bfs import bfs
 from .cc import connected_components
+from .mst import minimum_spanning_tree
 from .pagerank import ConvergenceError, pagerank
 from .scc import strongly_connected_components
 from .sssp import sssp
 
-__all__ = ["ConvergenceError", "bfs", "connected_components", "pagerank", "sssp", "strongly_connected_components"]
+__all__ = ["ConvergenceError", "bfs", "connected_components", "minimum_spanning_tree", "pagerank", "sssp", "strongly_connected_components"]

@@ -3,7 +3,7 @@
 from .. import algorithms
 from ..algorithms import ConvergenceError
 from ..runtime import Config
-from ..runtime.results import BFSResult, ComponentsResult, PageRankResult, SSSPResult
+from ..runtime.results import BFSResult, ComponentsResult, MSTResult, PageRankResult, SSSPResult
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -11,9 +11,12 @@ from .validate import BFSValidationError, validate_bfs_tree
 from .verify import Problem, VerifyReport, verify
 
 # The algorithms as users call them: budgets checked first, allocation failures named (engine/query.py).
-bfs, sssp, pagerank, connected_components, strongly_connected_components = (
-    query(f) for f in (algorithms.bfs, algorithms.sssp, algorithms.pagerank, algorithms.connected_components, algorithms.strongly_connected_components)
-)
+bfs = query(algorithms.bfs)
+sssp = query(algorithms.sssp)
+pagerank = query(algorithms.pagerank)
+connected_components = query(algorithms.connected_components)
+strongly_connected_components = query(algorithms.strongly_connected_components)
+minimum_spanning_tree = query(algorithms.minimum_spanning_tree)
 
 __all__ = [
     "BFSResult",
@@ -22,6 +25,7 @@ __all__ = [
     "Config",
     "ConvergenceError",
     "Graph",
+    "MSTResult",
     "PageRankResult",
     "Problem",
     "SSSPResult",
@@ -29,6 +33,7 @@ __all__ = [
     "bfs",
     "build",
     "connected_components",
+    "minimum_spanning_tree",
     "open",
     "pagerank",
     "recode",

@@ -104,3 +104,36 @@ class ComponentsResult(VertexResult):
 
     def columns(self) -> dict[str, np.ndarray]:
         return {"component": self.labels}
+
+
+@dataclass
+class MSTResult:
+    """A minimum spanning forest: one row per edge, ``sources`` < ``destinations`` (int64, row
+    numbers as per-vertex results number vertices; the tables give the input's ids), sorted, with
+    their ``weights`` (float64, the stored float32 values); ``total_weight`` their sum and
+    ``n_trees`` the trees (isolated vertices included)."""
+
+    sources: np.ndarray
+    destinations: np.ndarray
+    weights: np.ndarray
+    total_weight: float
+    n_trees: int
+    stats: dict = field(default_factory=dict, kw_only=True)
+    ids: np.ndarray | None = field(default=None, kw_only=True)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The edge table's columns, in the input's ids."""
+        ends = (self.sources, self.destinations) if self.ids is None else (self.ids[self.sources], self.ids[self.destinations])
+        return {"source": ends[0], "destination": ends[1], "weight": self.weights}
+
+    def to_pandas(self):
+        """A DataFrame: ``source``, ``destination``, ``weight``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns())
+
+    def to_arrow(self):
+        """The same columns as an Arrow table."""
+        import pyarrow as pa
+
+        return pa.table(self.columns())

@@ -1,0 +1,120 @@
+// Boruvka's functors on the GPU (graphtier/algorithms/mst.py has the driver, the CPU functors and
+// the order of edges). Every parent pointer leads to a smaller vertex, as in cc.cu.
+#include "runtime.cuh"
+
+constexpr u64 NO_EDGE = ~0ull;
+constexpr u32 NONE = 0xFFFFFFFFu;  // no component (mst.py's NONE)
+
+// x's root, halving the path on the way (cc.cu's find).
+__device__ __forceinline__ u32 find(u32* parent, u32 x) {
+    u32 cur = parent[x];
+    if (cur != x) {
+        u32 next, prev = x;
+        while (cur > (next = parent[cur])) {
+            parent[prev] = next;
+            prev = cur;
+            cur = next;
+        }
+    }
+    return cur;
+}
+
+// w's bits, the sign flipped (negative numbers: every bit), so that unsigned order is the numbers'
+// order; -0 is 0 (mst.py's weight_key).
+__device__ __forceinline__ u64 weight_key(float w) {
+    if (w == 0.0f) return 0x80000000ull;
+    u32 bits = __float_as_uint(w);
+    return bits & 0x80000000u ? u64(~bits) : u64(bits | 0x80000000u);
+}
+
+struct Ranks {
+    const u32* rank;  // each vertex's place in the input's order, where the store reordered them
+    i64 ranked;
+    __device__ u64 of(u32 v) const { return ranked ? rank[v] : v; }
+};
+
+// The two passes of a round over every edge: each component's least (weight key, smaller
+// endpoint) over its outgoing edges, then, among the edges equal to it, the least (larger
+// endpoint, outside endpoint). Unit: every edge weighs 1, no weight read.
+template <bool Weighted>
+struct ChooseOf {
+    const u32* parent;
+    u64* best;
+    u64* other;
+    Ranks r;
+    i64 second;
+    static constexpr bool edges = Weighted;
+    __device__ bool operator()(u32 v, u32 u, Edge e) const {
+        u32 a = parent[v];
+        if (a == parent[u]) return false;
+        u64 rv = r.of(v), ru = r.of(u);
+        u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
+        if (!second) {
+            if (key < best[a]) atomicMin(best + a, key);
+        } else if (key == best[a]) {
+            u64 candidate = max(rv, ru) << 32 | u;
+            if (candidate < other[a]) atomicMin(other + a, candidate);
+        }
+        return false;
+    }
+};
+struct Choose : ChooseOf<true> {};
+struct ChooseUnit : ChooseOf<false> {};
+
+struct Target {  // the component each root's least edge leads to
+    const u64* best;
+    const u64* other;
+    const u32* parent;
+    u32* target;
+    __device__ void operator()(u32 v) const { target[v] = best[v] == NO_EDGE ? NONE : parent[u32(other[v])]; }
+};
+
+// Records v's least edge (once for a pair of components that chose the same edge) and hooks the
+// larger root under the smaller by compare-and-swap (cc.cu's hook); the root that stops being one
+// keeps the edge. The chosen edges form no cycle, so exactly one swap succeeds for each.
+struct Merge {
+    u32* parent;
+    const u32* target;
+    const u64* best;
+    const u64* other;
+    u64* forest_key;
+    u32* forest_hi;
+    __device__ bool operator()(u32 v) const {
+        u32 b = target[v];
+        if (b == NONE || (target[b] == v && b < v)) return false;
+        u32 x = find(parent, v), y = find(parent, b);
+        while (x != y) {
+            if (x > y) {
+                u32 t = x;
+                x = y;
+                y = t;
+            }
+            u32 old = atomicCAS(parent + y, y, x);
+            if (old == y) {
+                forest_key[y] = best[v];
+                forest_hi[y] = u32(other[v] >> 32);
+                return true;
+            }
+            y = find(parent, old);
+            x = find(parent, x);
+        }
+        return false;
+    }
+};
+
+struct Init {
+    u32* parent;
+    __device__ void operator()(u32 v) const { parent[v] = v; }
+};
+
+struct Compress {
+    u32* parent;
+    __device__ void operator()(u32 v) const { parent[v] = find(parent, v); }
+};
+
+INSTANTIATE(ADVANCE, Choose)
+INSTANTIATE(ADVANCE, ChooseUnit)
+INSTANTIATE(COMPUTE, Target)
+INSTANTIATE(FILTER, Merge)
+INSTANTIATE(COMPUTE, Init)
+INSTANTIATE(COMPUTE, Compress)

@@ -1,0 +1,177 @@
+"""Minimum spanning forest by Boruvka's rounds on the runtime (CUDA functors in mst.cu).
+
+Edges are ordered strictly by (weight, smaller endpoint, larger endpoint), endpoints ranked by the
+input's ids, so the forest is the one minimum spanning forest of that order: the same edges on
+every backend, format, budget and vertex order. Every round, each component (a root, as in
+connected components: the component's smallest vertex) finds its least outgoing edge in two passes
+over every edge: an atomic min of ``weight key << 32 | smaller endpoint`` (the float32 weight's
+bits reordered so that unsigned order is the numbers' order, negative ones included), then among
+the edges that tie with it an atomic min of ``larger endpoint << 32 | the outside endpoint``.
+Under a strict order the chosen edges form no cycle but the pairs of components that chose the
+same edge, which only the smaller of the two records. Each recorded edge hooks the larger root
+under the smaller; the root that stops being one keeps the edge (every vertex stops once at
+most), so the forest is every vertex that is not a root at the end. Rounds end when no component
+has an outgoing edge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, cpu, run
+from ..runtime.results import MSTResult
+from .cc import compress, find, init
+
+NONE = np.uint32(0xFFFFFFFF)  # no component: a root without an outgoing edge
+NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
+LOW = np.uint64(0xFFFFFFFF)
+SIGN = np.uint64(0x80000000)
+HALF = np.uint64(32)
+
+
+@cpu(inline="always")
+def weight_key(w):
+    """w's float32 bits, the sign flipped (negative numbers: every bit), so that unsigned order is
+    the numbers' order; -0 is 0."""
+    if w == 0:
+        return SIGN
+    bits = np.uint64(np.float32(w).view(np.uint32))
+    return bits ^ LOW if bits & SIGN else bits | SIGN
+
+
+@cpu(inline="always")
+def ranked(v, rank, ranks):
+    return np.uint64(rank[v]) if ranks else np.uint64(v)
+
+
+@cpu
+def choose(v, u, e, w, s):
+    """The two passes of a round over every edge (one function, so that Numba compiles one advance
+    per format; the CPU's advance is serial: plain writes): each component's least (weight key,
+    smaller endpoint) over its outgoing edges, then, among the edges equal to it, the least
+    (larger endpoint, outside endpoint). ``s``: (parent, best, other, rank, whether ranked, the
+    second pass)."""
+    parent, best, other, rank, ranks, second = s
+    a = parent[v]
+    if a == parent[u]:
+        return False
+    rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
+    key = weight_key(w) << HALF | min(rv, ru)
+    if not second:
+        best[a] = min(best[a], key)
+    elif key == best[a]:
+        other[a] = min(other[a], max(rv, ru) << HALF | np.uint64(u))
+    return False
+
+
+@cpu
+def target(v, s):
+    """The component each root's least edge leads to. ``s``: (best, other, parent, target)."""
+    best, other, parent, to = s
+    to[v] = NONE if best[v] == NO_EDGE else parent[other[v] & LOW]
+
+
+@cpu
+def merge(v, s):
+    """Records v's least edge (once for a pair that chose the same edge) and hooks the larger root
+    under the smaller, which keeps the edge; True: an edge recorded. ``s``: (parent, target, best,
+    other, forest key, forest's larger endpoint)."""
+    parent, to, best, other, forest_key, forest_hi = s
+    b = to[v]
+    if b == NONE or (to[b] == v and b < v):
+        return False
+    x, y = find(parent, v), find(parent, b)
+    if x > y:
+        x, y = y, x
+    parent[y] = x
+    forest_key[y] = best[v]
+    forest_hi[y] = other[v] >> HALF
+    return True
+
+
+CHOOSE = Advance("Choose", choose)
+CHOOSE_UNIT = Advance("ChooseUnit", choose)  # every edge weighs 1: the GPU reads no weight
+TARGET = Compute("Target", target)
+MERGE = Filter("Merge", merge)
+INIT = Compute("Init", init)  # connected components' CPU functions: compiled once for both
+COMPRESS = Compute("Compress", compress)
+
+
+class Boruvka(Algorithm):
+    cuda = Path(__file__).with_suffix(".cu")
+    functors = (CHOOSE, CHOOSE_UNIT, TARGET, MERGE, INIT, COMPRESS)
+    queues = ("scratch",)
+
+    def __init__(self, graph, weight: bool):
+        if graph.directed:
+            raise ValueError(f"minimum_spanning_tree needs an undirected graph; {graph.location} is directed (build it with symmetrize=True)")
+        self.weighted = bool(weight) and graph.weighted
+        place = graph.refs_to_original(np.arange(graph.n_vertices))
+        # endpoints ranked by the input's ids where the store reordered them, so that ties break alike
+        self.rank = None if np.array_equal(place, np.arange(graph.n_vertices)) else place.astype(np.uint32)
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges(weights=self.weighted)}
+
+    def state(self, graph) -> dict[str, tuple]:
+        n = graph.n_vertices
+        state = {"parent": (n, np.uint32), "best": (n, np.uint64), "other": (n, np.uint64), "target": (n, np.uint32), "forest_key": (n, np.uint64), "forest_hi": (n, np.uint32)}
+        return state | ({"rank": (n, np.uint32)} if self.rank is not None else {})
+
+    def start(self, run: Run) -> None:
+        s = run.state
+        if self.rank is not None:
+            s["rank"][:] = run.xp.asarray(self.rank)
+        self.ranks = (s["rank"], 1) if self.rank is not None else (run.xp.zeros(1, np.uint32), 0)
+        run.compute(INIT, s["parent"])
+        run.frontier.start(np.zeros(0, np.int64), 0)
+
+    def step(self, run: Run) -> None:
+        s, scratch = run.state, run.queues["scratch"]
+        parent, best, other, to = s["parent"], s["best"], s["other"], s["target"]
+        best.fill(NO_EDGE)
+        other.fill(NO_EDGE)
+        choose = CHOOSE if self.weighted else CHOOSE_UNIT
+        for second in (0, 1):
+            run.advance(choose, parent, best, other, *self.ranks, second, input=ALL, output=scratch)
+        run.compute(TARGET, best, other, parent, to)
+        run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL)
+        run.compute(COMPRESS, parent)
+
+
+def weights_of(keys: np.ndarray) -> np.ndarray:
+    """The float32 weights (as float64) that ``weight_key`` made these keys of."""
+    keys = keys.astype(np.uint32)
+    return np.where(keys & np.uint32(SIGN), keys ^ np.uint32(SIGN), ~keys).view(np.float32).astype(np.float64)
+
+
+def minimum_spanning_tree(graph, *, weight: bool = True, config: Config | None = None, **options) -> MSTResult:
+    """A minimum spanning forest of an undirected (symmetric) graph: its edges, each once as
+    (source, destination) in the input's ids with source < destination, sorted, their weights,
+    the total weight and the number of trees (isolated vertices are trees of their own).
+
+    ``weight``: the stored edge weights (every edge weighs 1 when False, or when the graph has
+    none). Ties break by the endpoints' ids, so the edges are the same on every device, format and
+    budget. Unlike scipy.sparse.csgraph.minimum_spanning_tree, an edge of weight 0 is an edge.
+    Self-loops are ignored. Execution options as every algorithm's (``runtime.Config``).
+    """
+    alg = Boruvka(graph, weight)
+    n = graph.n_vertices
+    if n == 0:
+        empty = np.zeros(0, np.int64)
+        return MSTResult(sources=empty, destinations=empty, weights=np.zeros(0), total_weight=0.0, n_trees=0, ids=graph.ids)
+    done = run(alg, graph, Config.of(config, **options))
+    host = {k: done.ops.to_host(done.state[k]) for k in ("parent", "forest_key", "forest_hi")}
+    kept = np.flatnonzero(host["parent"] != np.arange(n))  # every vertex that stopped being a root keeps an edge
+    key, hi = host["forest_key"][kept], host["forest_hi"][kept].astype(np.int64)
+    lo = (key & LOW).astype(np.int64)
+    if alg.rank is None:  # endpoints in the store's ids (in the input's order): as the input numbers them
+        lo, hi = graph.refs_to_original(lo), graph.refs_to_original(hi)
+    weights = weights_of(key >> HALF) if alg.weighted else np.ones(len(kept))
+    order = np.lexsort((hi, lo))
+    lo, hi, weights = lo[order], hi[order], weights[order]
+    total, n_trees = float(weights.sum()), n - len(kept)
+    stats = done.stats(n_trees=n_trees, total_weight=total, weighted=alg.weighted)
+    return MSTResult(sources=lo, destinations=hi, weights=weights, total_weight=total, n_trees=n_trees, stats=stats, ids=graph.ids)
