@@ -151,6 +151,7 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
     g = weighted_graphs[name][fmt]
     source = int(np.argmax(np.diff(g.indptr())))
     cpu = {"sssp": gt.sssp(g, source, device="cpu"), "cc": gt.connected_components(g, device="cpu"), "pagerank": gt.pagerank(g, weight=True, device="cpu")}
+    hops = gt.sssp(g, source, weight=False, device="cpu").distances
     unweighted = gt.pagerank(g, device="cpu").ranks  # its gather splits hubs in every format (kron15 has 16 over HUB_EDGES)
     resident_ranks = gt.pagerank(g, weight=True, device="cuda").ranks
     for budget in budgets_of(g):
@@ -159,6 +160,7 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
         np.testing.assert_array_equal(gpu.distances, cpu["sssp"].distances)
         np.testing.assert_array_equal(gpu.parents, cpu["sssp"].parents)
         np.testing.assert_array_equal(gt.sssp(g, source, predecessors=False, device="cuda", **budget).distances, cpu["sssp"].distances)
+        np.testing.assert_array_equal(gt.sssp(g, source, weight=False, device="cuda", **budget).distances, hops)  # no weights loaded: every edge 1
         cc = gt.connected_components(g, device="cuda", **budget)
         np.testing.assert_array_equal(cc.labels, cpu["cc"].labels)
         pr = gt.pagerank(g, weight=True, device="cuda", **budget)

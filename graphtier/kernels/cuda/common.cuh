@@ -31,8 +31,8 @@ struct Graph {
     __device__ const u32* words_at(i64 c, int column) const { return reinterpret_cast<const u32*>(at(c, column)); }
     __device__ const u32* payload(i64 c) const { return words_at(c, PAYLOAD_START); }
     __device__ const u32* index(i64 c) const { return words_at(c, INDEX_START); }
-    // Chunk c's weights (float32, one per edge at its chunk position), when the run loaded them.
-    __device__ const float* weights(i64 c) const { return reinterpret_cast<const float*>(at(c, WEIGHTS_START)); }
+    // Chunk c's weights (float32, one per edge at its chunk position), null when the run loaded none.
+    __device__ const float* weights(i64 c) const { return at(c, WEIGHTS_START) == ABSENT ? nullptr : reinterpret_cast<const float*>(at(c, WEIGHTS_START)); }
     __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }
 };
 
@@ -41,8 +41,10 @@ struct Graph {
 // (every format then visits ids with their positions; see reads_edges).
 struct Edge {
     i64 id;
-    const float* w;
-    __device__ float weight() const { return *w; }
+    const float* w;  // null where the run loaded no weights: every edge weighs 1 (as on the CPU)
+    __device__ float weight() const { return w ? *w : 1.0f; }
+    // Edge j of a chunk whose edges start at `start`, `w` the chunk's weights (or null).
+    __device__ static Edge at(i64 start, const float* w, u32 j) { return Edge{start + j, w ? w + j : nullptr}; }
 };
 
 // Kernel parameters that describe the graph, and the struct rebuilt from them inside a kernel

@@ -264,7 +264,7 @@ struct EfT {
         // With positions, batches start where the weights' 128-byte lines do (chunks start on a
         // line in every tier), lanes before a batch's first rank idle: a warp reads whole lines
         // of weights. `line`: the place in its line of rank 0's weight.
-        const u32 line = Positions ? u32((g.at(c, WEIGHTS_START) - g.at(c, CHUNK_START)) / 4 + lo - a) & 31u : 0u;
+        const u32 line = Positions && g.weights(c) ? u32((g.at(c, WEIGHTS_START) - g.at(c, CHUNK_START)) / 4 + lo - a) & 31u : 0u;
         for (u32 off = s.off; done < b && off < L.ubytes; off += 128) {
             u32 nb = L.ubytes - off < 128 ? L.ubytes - off : 128;  // bytes in this round
             u32 nw = (nb + 3) / 4;                                  // words in this round

@@ -67,7 +67,7 @@ __device__ bool for_each_edge(const Graph& g, i64 v, i64 lo, i64 hi, Visit&& vis
         i64 end = min(hi, start + g.chunk_edges);
         if (g.present(c)) {
             const float* w = Positions ? g.weights(c) : nullptr;  // no load for a functor that reads no edge
-            auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
+            auto edge = [&](u32 u, u32 j) { return visit(u, Edge::at(start, w, j)); };
             if (Format::template for_each<Stop, Positions>(g, c, v, lo - start, end - start, edge)) return true;
         }
         lo = end;
@@ -86,7 +86,7 @@ __device__ bool for_each_edge_lane(const Graph& g, i64 v, i64 lo, i64 hi, Visit&
     i64 c = lo / g.chunk_edges, start = c * g.chunk_edges;
     if (!g.present(c)) return false;
     const float* w = Positions ? g.weights(c) : nullptr;
-    auto edge = [&](u32 u, u32 j) { return visit(u, Edge{start + j, w + j}); };
+    auto edge = [&](u32 u, u32 j) { return visit(u, Edge::at(start, w, j)); };
     return Format::template for_each_lane<Stop, Positions>(g, c, v, lo - start, hi - start, edge);
 }
 
@@ -214,7 +214,7 @@ __device__ void advance_push_hubs(const Graph& g, const u64* hubs, const LevelSi
         const i64 start = c * g.chunk_edges;
         const float* w = reads_edges<F> ? g.weights(c) : nullptr;
         for_each_piece<Format>(g, c, hub, lo, hi, r, pieces, [&](u32 u, u32 j) {
-            if (f(hub, u, Edge{start + j, w + j})) out.push(u);
+            if (f(hub, u, Edge::at(start, w, j))) out.push(u);
             return false;
         });
     });
@@ -306,7 +306,7 @@ __device__ void gather(const Graph& g, const u32* input, LevelSizes* in, u64* hu
                 if (!g.present(c)) continue;
                 const float* w = P ? g.weights(c) : nullptr;
                 double share = 0;
-                Format::template for_each<false, P>(g, c, u, a - start, end - start, [&](u32 v, u32 j) { return share += f(u, v, Edge{start + j, w + j}), false; });
+                Format::template for_each<false, P>(g, c, u, a - start, end - start, [&](u32 v, u32 j) { return share += f(u, v, Edge::at(start, w, j)), false; });
                 total += warp_sum(share);
             }
             if (lane_id() == owner) sum = total;
@@ -324,7 +324,7 @@ __device__ void gather_hubs(const Graph& g, const u64* hubs, const LevelSizes* i
         if (g.present(c)) {
             const i64 start = c * g.chunk_edges;
             const float* w = reads_edges<F> ? g.weights(c) : nullptr;
-            for_each_piece<Format>(g, c, hub, lo, hi, r, pieces, [&](u32 v, u32 j) { return share += f(hub, v, Edge{start + j, w + j}), false; });
+            for_each_piece<Format>(g, c, hub, lo, hi, r, pieces, [&](u32 v, u32 j) { return share += f(hub, v, Edge::at(start, w, j)), false; });
         }
         share = warp_sum(share);
         if (lane_id() == 0) sums[q] = share;
