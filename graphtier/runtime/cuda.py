@@ -96,7 +96,8 @@ class CudaOperators:
 
     def _round_set(self, s: Queue | str, source, row, first: bool) -> None:
         """Before a round's kernels: ALL as the vertices whose lists the round holds (a sweep's
-        round holds a range of them), no hubs queued; a queue's hubs of the last round cleared."""
+        round holds a range of them), no hubs queued; a queue's hubs of the last round (or of the
+        last operator that read it) cleared, except before the first round with ``first``."""
         if s == ALL:
             v0, v1 = source.round_vertices if source is not None else (0, self.run.n)
             self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(v1 - v0)))
@@ -113,8 +114,8 @@ class CudaOperators:
         ids, row = self._set(input)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
-        for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
-            self._round_set(input, source, row, i == 0)
+        for table in source.rounds(self._demand(source, ids, row)):
+            self._round_set(input, source, row, False)  # a queue advanced from before (twice in an iteration) holds that advance's hubs
             params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
