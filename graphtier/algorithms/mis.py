@@ -4,11 +4,13 @@ runtime (CUDA functors in mis.cu).
 Each vertex gets a seeded random priority (``priority.py``). A round pulls over every undecided
 vertex's list until the first neighbour that settles it for now: one in the set (then the vertex
 is out), or an undecided one of higher priority (then it waits); an undecided vertex that finds
-neither joins the set. Every decision rests on decisions already final (a vertex joins only when
-all its higher neighbours are out), so the set is the one the sequential greedy algorithm picks in
-priority order, whatever order edges come in, whichever round a chunk arrives in out of core, and
-however the GPU's threads race: the same on every backend, format and budget. Self-loops are
-skipped; a directed graph is read as undirected through its reverse (out- and in-edges).
+neither joins the set, and pushes its neighbours out (ECL-MIS: they need not find it themselves,
+behind a neighbour that waits). Every decision rests on decisions already final (a vertex joins
+only when all its higher neighbours are out), so the set is the one the sequential greedy
+algorithm picks in priority order, whatever order edges come in, whichever round a chunk arrives
+in out of core, and however the GPU's threads race: the same on every backend, format and budget.
+Self-loops are skipped; a directed graph is read as undirected through its reverse (out- and
+in-edges).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Algorithm, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, cpu, run
 from ..runtime.results import IndependentSetResult
 from .priority import PRIORITY, priorities, seed_key
 
@@ -43,26 +45,41 @@ def settle(u, v, s):
 
 
 @cpu
-def decide(v, s):
-    """After the pulls: an undecided vertex that met no reason to wait joins the set; one that
-    waits stays in the frontier. ``s``: (status,)."""
+def join(v, s):
+    """After the pulls: an undecided vertex that met no reason to wait joins the set (True: it
+    pushes its neighbours out); one that waits is undecided again. ``s``: (status,)."""
     status = s[0]
     if status[v] == UNDECIDED:
         status[v] = IN
-    elif status[v] == WAITING:
-        status[v] = UNDECIDED
         return True
+    if status[v] == WAITING:
+        status[v] = UNDECIDED
     return False
 
 
+@cpu
+def exclude(v, u, e, w, s):
+    """v joined: its neighbour u is out (no neighbour of a vertex in the set is in it)."""
+    if u != v:
+        s[0][u] = OUT
+    return False
+
+
+@cpu
+def still(v, s):
+    return s[0][v] == UNDECIDED
+
+
 SETTLE = Pull("Settle", undecided, settles, settle)
-DECIDE = Filter("Decide", decide)
+JOIN = Filter("Join", join)
+EXCLUDE = Advance("Exclude", exclude)
+STILL = Filter("Still", still)
 
 
 class IndependentSet(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, SETTLE, DECIDE)
-    queues = ("settled",)  # the pulls' output, unused
+    functors = (PRIORITY, SETTLE, JOIN, EXCLUDE, STILL)
+    queues = ("joined",)  # this round's new members (and before them, what the pulls settled)
 
     def __init__(self, graph, seed: int | None):
         self.lists = undirected_lists(graph, "maximal_independent_set")
@@ -81,12 +98,16 @@ class IndependentSet(Algorithm):
         run.frontier.start(np.zeros(0, np.int64), 0)
 
     def step(self, run: Run) -> None:
-        s, settled = run.state, run.queues["settled"]
+        status, prio, joined = run.state["status"], run.state["prio"], run.queues["joined"]
         todo = ALL if len(run.iterations) == 1 else run.frontier.current
-        settled.row.fill(0)
+        joined.row.fill(0)
         for name in self.lists:
-            run.pull(SETTLE, s["status"], s["prio"], edges=name, input=todo, output=settled)
-        run.filter(DECIDE, s["status"], input=todo)
+            run.pull(SETTLE, status, prio, edges=name, input=todo, output=joined)
+        joined.row.fill(0)
+        run.filter(JOIN, status, input=todo, output=joined)
+        for name in self.lists:
+            run.advance(EXCLUDE, status, edges=name, input=joined, output=joined)
+        run.filter(STILL, status, input=todo)
 
     def batch(self, run: Run) -> int:
         return BATCH
