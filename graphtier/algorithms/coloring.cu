@@ -14,16 +14,6 @@ __device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const i64*
     return da > db || (da == db && prio[a] > prio[b]);
 }
 
-struct Above {  // gather: how many higher neighbours each vertex waits for
-    const u64* prio;
-    const i64* out_ptr;
-    const i64* in_ptr;
-    u32* pending;
-    __device__ bool wanted(u32) const { return true; }
-    __device__ double operator()(u32 u, u32 v, Edge) const { return v != u && higher(v, u, prio, out_ptr, in_ptr) ? 1.0 : 0.0; }
-    __device__ void apply(u32 u, double total) const { pending[u] += u32(total); }
-};
-
 struct Ready {
     const u32* pending;
     __device__ bool operator()(u32 v) const { return pending[v] == 0; }
@@ -57,24 +47,24 @@ struct Reread {  // u's window moved: its higher neighbours' colours in it
     }
 };
 
-struct Push {  // v is coloured: its colour and a decrement to each lower neighbour; u is ready at zero
+struct Push {  // along an edge from v to a lower u: delta to what u waits for (+1 first, -1 once v is coloured), v's colour
     const u64* prio;
     const i64* out_ptr;
     const i64* in_ptr;
     const u32* colors;
     u64* used;
     u32* pending;
+    i64 delta;
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         u32 c = colors[v];
-        if (u == v || c == NONE || !higher(v, u, prio, out_ptr, in_ptr)) return false;
+        if (u == v || (delta < 0 && c == NONE) || !higher(v, u, prio, out_ptr, in_ptr)) return false;
         if (c < 64) atomicOr(used + u, 1ull << c);
-        return atomicSub(pending + u, 1u) == 1u;
+        return atomicAdd(pending + u, u32(delta)) + u32(delta) == 0 && delta < 0;
     }
 };
 
 INSTANTIATE(COMPUTE, Priority)
-INSTANTIATE(GATHER, Above)
+INSTANTIATE(ADVANCE, Push)
 INSTANTIATE(FILTER, Ready)
 INSTANTIATE(FILTER, Pick)
 INSTANTIATE(ADVANCE, Reread)
-INSTANTIATE(ADVANCE, Push)

@@ -3,10 +3,11 @@ runtime (CUDA functors in coloring.cu).
 
 Vertices are ordered by degree, ties broken by seeded random priorities (``priority.py``), and
 each vertex takes the smallest colour that none of its higher neighbours has: the colouring the
-sequential greedy algorithm gives in that order. A gather counts each vertex's higher neighbours
-once; from then on a vertex is ready when that count drops to zero. Each iteration colours the
-ready vertices, which push their colour (a bit of a 64-colour window, ``used``) and a decrement to
-their lower neighbours; those that reach zero are the next frontier. A vertex whose window is
+sequential greedy algorithm gives in that order. A first sweep counts each vertex's higher
+neighbours (a push of +1 along every edge to the lower end); from then on a vertex is ready when
+that count drops to zero. Each iteration colours the ready vertices, which push their colour (a
+bit of a 64-colour window, ``used``) and -1 to their lower neighbours; those that reach zero are
+the next frontier. A vertex whose window is
 full moves it 64 colours on and reads its higher neighbours' colours again (their lists only).
 Bits are OR-ed and counts decremented, so the colours are the same whatever order edges come in,
 on every backend, format and budget. Self-loops are skipped; a directed graph is read as
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Gather, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Run, cpu, run
 from ..runtime.results import ColoringResult
 from .mis import undirected_lists
 from .priority import PRIORITY, priorities, seed_key
@@ -36,22 +37,6 @@ def higher(a, b, prio, out_ptr, in_ptr):
     da = out_ptr[a + 1] - out_ptr[a] + in_ptr[a + 1] - in_ptr[a]
     db = out_ptr[b + 1] - out_ptr[b] + in_ptr[b + 1] - in_ptr[b]
     return da > db or (da == db and prio[a] > prio[b])
-
-
-@cpu
-def everyone(u, s):
-    return True
-
-
-@cpu
-def above(u, v, e, w, s):
-    """``s``: (priorities, out indptr, in indptr, pending)."""
-    return 1.0 if v != u and higher(v, u, s[0], s[1], s[2]) else 0.0
-
-
-@cpu
-def wait(u, total, s):
-    s[3][u] += np.uint32(total)
 
 
 @cpu
@@ -88,19 +73,20 @@ def reread(u, v, e, w, s):
 
 @cpu
 def push(v, u, e, w, s):
-    """v is coloured: its colour and one decrement to each lower neighbour u (whose window is still
-    the first); True when u has none left to wait for. ``s``: (priorities, out indptr, in indptr,
-    colors, used, pending)."""
-    prio, out_ptr, in_ptr, colors, used, pending = s
-    if u == v or colors[v] == NONE or not higher(v, u, prio, out_ptr, in_ptr):
+    """Along an edge from v to a lower neighbour u: ``delta`` to what u waits for (+1 in the first
+    sweep, nothing coloured yet; -1 once v is coloured) and v's colour (u's window is still the
+    first); True when u has none left to wait for. ``s``: (priorities, out indptr, in indptr,
+    colors, used, pending, delta)."""
+    prio, out_ptr, in_ptr, colors, used, pending, delta = s
+    c = colors[v]
+    if u == v or (delta < 0 and c == NONE) or not higher(v, u, prio, out_ptr, in_ptr):
         return False
-    if colors[v] < 64:
-        used[u] |= ONE << np.uint64(colors[v])
-    pending[u] -= 1
-    return pending[u] == 0
+    if c < 64:
+        used[u] |= ONE << np.uint64(c)
+    pending[u] += delta
+    return delta < 0 and pending[u] == 0
 
 
-ABOVE = Gather("Above", everyone, above, wait)
 READY = Filter("Ready", ready)
 PICK = Filter("Pick", pick)
 REREAD = Advance("Reread", reread)
@@ -109,7 +95,7 @@ PUSH = Advance("Push", push)
 
 class Coloring(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, ABOVE, READY, PICK, REREAD, PUSH)
+    functors = (PRIORITY, PUSH, READY, PICK, REREAD)
 
     def __init__(self, graph, seed: int | None):
         self.lists = undirected_lists(graph, "greedy_color")
@@ -134,9 +120,9 @@ class Coloring(Algorithm):
         s["colors"].fill(NONE)
         for name in ("used", "window", "pending"):
             s[name].fill(0)
-        for name in self.lists:
-            run.gather(ABOVE, *self._order(run), s["pending"], edges=name)
         run.frontier.start(np.zeros(0, np.int64), 0)
+        for name in self.lists:  # a sweep that queues nothing
+            run.advance(PUSH, *self._order(run), s["colors"], s["used"], s["pending"], 1, edges=name, input=ALL, output=run.frontier.current)
         run.filter(READY, s["pending"], input=ALL, output=run.frontier.current)
 
     def step(self, run: Run) -> None:
@@ -145,7 +131,7 @@ class Coloring(Algorithm):
         for name in self.lists:
             run.advance(REREAD, *self._order(run), s["colors"], s["used"], s["window"], edges=name, input=fr.next, output=fr.next)
         for name in self.lists:
-            run.advance(PUSH, *self._order(run), s["colors"], s["used"], s["pending"], edges=name)
+            run.advance(PUSH, *self._order(run), s["colors"], s["used"], s["pending"], -1, edges=name)
 
     def batch(self, run: Run) -> int:
         return BATCH
