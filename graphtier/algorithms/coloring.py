@@ -20,7 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StoreError
 from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Run, cpu, run
 from ..runtime.results import ColoringResult
 from .mis import undirected_lists
@@ -140,8 +139,8 @@ class Coloring(Algorithm):
 def greedy_color(graph, *, seed: int | None = None, config: Config | None = None, **options) -> ColoringResult:
     """A colouring of the graph read as undirected (self-loops ignored; isolated vertices get colour
     0): ``colors`` per vertex, no edge joining two of one colour, and ``n_colors``; greedy in
-    largest-degree-first order (networkx's ``strategy="largest_first"``), so at most the largest
-    degree plus one colours.
+    largest-degree-first order (networkx's ``strategy="largest_first"``, with degrees as stored: a
+    directed graph's out- plus in-degree), so at most the largest degree plus one colours.
 
     ``seed``: the tie-breaks' seed among equal degrees, an integer in [0, 2**64) (None: drawn at
     random, and reported as ``seed``); one seed gives one colouring, on every device, format and
@@ -152,10 +151,7 @@ def greedy_color(graph, *, seed: int | None = None, config: Config | None = None
     if graph.n_vertices == 0:
         return ColoringResult(colors=np.zeros(0, np.int64), n_colors=0, seed=alg.seed, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    colors = done.ops.to_host(done.state["colors"])
-    left = int((colors == NONE).sum())
-    if left:  # a vertex waits for a neighbour that does not list it back
-        raise StoreError(f"{graph.location}: {left} vertices were never coloured: its lists are not symmetric (a symmetric graph's, or out- and in-lists that are each other's transpose)")
+    colors = done.ops.to_host(done.state["colors"])  # every vertex: counts and decrements run along the same lists
     colors = graph.to_original(colors.astype(np.int64))
     n_colors = int(colors.max()) + 1
     return ColoringResult(colors=colors, n_colors=n_colors, seed=alg.seed, stats=done.stats(n_colors=n_colors, seed=alg.seed), ids=graph.ids)
