@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -261,6 +261,18 @@ def cmd_mst(args) -> None:
     _report(args, r, None, payload, f"minimum spanning forest: {len(r.sources):,} edges in {r.n_trees:,} trees, total weight {r.total_weight:g}")
 
 
+def cmd_mis(args) -> None:
+    g = gt.open(args.store)
+    r = gt.maximal_independent_set(g, seed=args.seed, **_execution(args))
+    _report(args, r, "in_set", {"size": r.size, "seed": r.seed}, f"maximal independent set of {r.size:,} of {g.n_vertices:,} vertices (seed {r.seed})")
+
+
+def cmd_color(args) -> None:
+    g = gt.open(args.store)
+    r = gt.greedy_color(g, seed=args.seed, **_execution(args))
+    _report(args, r, "color", {"n_colors": r.n_colors, "seed": r.seed}, f"{r.n_colors:,} colours for {g.n_vertices:,} vertices, largest degree first (seed {r.seed})")
+
+
 def cmd_demo(args) -> None:
     """Kronecker graph -> store -> BFS from its best-connected vertex, on an embedded default."""
     with tempfile.TemporaryDirectory(prefix="graphtier-demo-") as tmp:
@@ -386,6 +398,12 @@ def _parser() -> argparse.ArgumentParser:
 
     mst = algorithm("mst", cmd_mst, "minimum spanning forest of an undirected graph (Boruvka)", "the forest's edges", "source, destination, weight")
     mst.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
+
+    seed = "an integer in [0, 2**64) (default: drawn at random, and printed)"
+    mis = algorithm("mis", cmd_mis, "a maximal independent set by random priorities (the graph read as undirected)", "membership (bool)")
+    mis.add_argument("--seed", type=int, default=None, help=f"the priorities' seed, {seed}")
+    color = algorithm("color", cmd_color, "a greedy colouring, largest degree first (the graph read as undirected)", "colours (int64)")
+    color.add_argument("--seed", type=int, default=None, help=f"the seed of tie-breaks among equal degrees, {seed}")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)

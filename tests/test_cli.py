@@ -148,3 +148,25 @@ def test_plot_timeline(streamed, tmp_path, capsys):
         png = tmp_path / f"{src.stem}.png"
         plot.main([str(src), "-o", str(png)])
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+
+
+def test_mis_and_color(streamed, tmp_path, capsys):
+    """Both read the graph as undirected: the set's and the colouring's JSON, --out as .npy and
+    .parquet, text with the seed drawn, and a directed store without its reverse refused (exit 2)."""
+    store, _ = streamed
+    members = tmp_path / "m.npy"
+    code, out, _ = run(capsys, "mis", store, "--seed", 3, "--device", "cpu", "--out", members, "--json")
+    result = json.loads(out)
+    assert code == 0 and result["seed"] == 3 and result["size"] == int(np.load(members).sum()) > 0
+    colors = tmp_path / "c.parquet"
+    code, out, _ = run(capsys, "color", store, "--seed", 3, *BUDGETS, "--out", colors, "--json")
+    result = json.loads(out)
+    table = pytest.importorskip("pyarrow.parquet").read_table(colors)
+    assert code == 0 and table.column_names == ["vertex", "color"] and result["n_colors"] == max(table.column("color").to_pylist()) + 1
+    code, out, _ = run(capsys, "color", store, "--device", "cpu")
+    assert code == 0 and " vertices, largest degree first (seed " in out
+    gt.build(np.array([[0, 1]]), tmp_path / "d.gt", progress=False)
+    code, _, err = run(capsys, "mis", tmp_path / "d.gt", "--device", "cpu")
+    assert code == 2 and "d.gt is directed without its reverse graph" in err and "symmetrize=True" in err
+    code, _, err = run(capsys, "mis", store, "--seed", -1, "--device", "cpu")
+    assert code == 2 and "seed must be in" in err

@@ -2,9 +2,11 @@
 
 from .bfs import bfs
 from .cc import connected_components
+from .coloring import greedy_color
+from .mis import maximal_independent_set
 from .mst import minimum_spanning_tree
 from .pagerank import ConvergenceError, pagerank
 from .scc import strongly_connected_components
 from .sssp import sssp
 
-__all__ = ["ConvergenceError", "bfs", "connected_components", "minimum_spanning_tree", "pagerank", "sssp", "strongly_connected_components"]
+__all__ = ["ConvergenceError", "bfs", "connected_components", "greedy_color", "maximal_independent_set", "minimum_spanning_tree", "pagerank", "sssp", "strongly_connected_components"]

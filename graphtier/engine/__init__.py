@@ -3,7 +3,7 @@
 from .. import algorithms
 from ..algorithms import ConvergenceError
 from ..runtime import Config
-from ..runtime.results import BFSResult, ComponentsResult, MSTResult, PageRankResult, SSSPResult
+from ..runtime.results import BFSResult, ColoringResult, ComponentsResult, IndependentSetResult, MSTResult, PageRankResult, SSSPResult
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -17,14 +17,18 @@ pagerank = query(algorithms.pagerank)
 connected_components = query(algorithms.connected_components)
 strongly_connected_components = query(algorithms.strongly_connected_components)
 minimum_spanning_tree = query(algorithms.minimum_spanning_tree)
+maximal_independent_set = query(algorithms.maximal_independent_set)
+greedy_color = query(algorithms.greedy_color)
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "ColoringResult",
     "ComponentsResult",
     "Config",
     "ConvergenceError",
     "Graph",
+    "IndependentSetResult",
     "MSTResult",
     "PageRankResult",
     "Problem",
@@ -33,6 +37,8 @@ __all__ = [
     "bfs",
     "build",
     "connected_components",
+    "greedy_color",
+    "maximal_independent_set",
     "minimum_spanning_tree",
     "open",
     "pagerank",

@@ -97,7 +97,8 @@ class CudaOperators:
 
     def _round_set(self, s: Queue | str, source, row, first: bool) -> None:
         """Before a round's kernels: ALL as the vertices whose lists the round holds (a sweep's
-        round holds a range of them), no hubs queued; a queue's hubs of the last round cleared."""
+        round holds a range of them), no hubs queued; a queue's hubs of the last round (or of the
+        last operator that read it) cleared, except before the first round with ``first``."""
         if s == ALL:
             v0, v1 = source.round_vertices if source is not None else (0, self.run.n)
             self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(v1 - v0)))

@@ -137,3 +137,29 @@ class MSTResult:
         import pyarrow as pa
 
         return pa.table(self.columns())
+
+
+@dataclass
+class IndependentSetResult(VertexResult):
+    """``in_set`` (bool): whether each vertex is in the maximal independent set, of ``size``
+    vertices, chosen by the priorities of ``seed``."""
+
+    in_set: np.ndarray
+    size: int
+    seed: int
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"in_set": self.in_set}
+
+
+@dataclass
+class ColoringResult(VertexResult):
+    """``colors`` (int64): each vertex's colour, 0 .. ``n_colors - 1``, no edge joining two of one
+    colour; ties among equal degrees broken by the priorities of ``seed``."""
+
+    colors: np.ndarray
+    n_colors: int
+    seed: int
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"color": self.colors}

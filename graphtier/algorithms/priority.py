@@ -1,0 +1,82 @@
+"""Seeded random vertex priorities, the same on both backends (their CUDA twin: priority.cuh), for
+algorithms that decide by comparing neighbours (maximal independent set, colouring).
+
+A vertex's priority is splitmix64's finaliser of its id in the input's numbering (the store's
+``perm`` when the build relabelled or reordered) plus a key drawn from the seed. The finaliser is
+a bijection of 64-bit words, so for one seed no two vertices share a priority: priorities alone
+order the vertices, and since they name the input's ids, a result depends on the graph and the
+seed, never on the store's vertex order, format or chunking.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import Compute, Run, cpu
+
+GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment: the key of seed s is mix(s + GOLDEN)
+_MASK = (1 << 64) - 1
+_C1, _C2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@cpu(inline="always")
+def mix(z):
+    """splitmix64's finaliser on a uint64 (wrapping)."""
+    z = (z ^ (z >> _S30)) * _C1
+    z = (z ^ (z >> _S27)) * _C2
+    return z ^ (z >> _S31)
+
+
+def mix_int(z: int) -> int:
+    """``mix`` on a Python int, for the host."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def seed_key(seed: int | None) -> tuple[int, int]:
+    """(the seed, the key it gives) for ``seed``: an integer in [0, 2**64), or None for one drawn
+    from the operating system (as networkx's ``seed=None`` draws), reported so that a run can be
+    repeated."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) & _MASK
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    seed = int(seed)
+    if not 0 <= seed <= _MASK:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return seed, mix_int((seed + GOLDEN) & _MASK)
+
+
+@cpu
+def priority(v, s):
+    """``s``: (priorities, whether they hold the input's ids already, key as int64 bits)."""
+    prio, has_ids, key = s
+    base = prio[v] if has_ids else np.uint64(v)
+    prio[v] = mix(base + np.uint64(key))
+
+
+PRIORITY = Compute("Priority", priority)
+
+
+def priorities(run: Run, prio, key: int) -> None:
+    """Fills ``prio`` (uint64 per vertex) with the priorities of ``key``: the input's ids are
+    copied in first where the store renumbered its vertices (no device scratch: a copy in place)."""
+    perm = run.graph.perm
+    if perm is not None:
+        if run.backend == "cuda":
+            prio.set(np.ascontiguousarray(perm, np.uint64))
+        else:
+            prio[:] = perm
+    run.compute(PRIORITY, prio, perm is not None, np.uint64(key).view(np.int64))
+
+
+def priorities_of(ids: np.ndarray, seed: int) -> np.ndarray:
+    """The priorities of the vertices with input ids ``ids`` under ``seed``, with NumPy: what
+    ``priorities`` computes on the device, for tests and users who want the order."""
+    key = np.uint64(seed_key(seed)[1])
+    z = np.asarray(ids).astype(np.uint64) + key
+    z = (z ^ (z >> _S30)) * _C1
+    z = (z ^ (z >> _S27)) * _C2
+    return z ^ (z >> _S31)
