@@ -118,7 +118,7 @@ class CudaOperators:
         fresh = input == ALL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
             self._round_set(input, source, row, i == 0 and fresh)
-            params = (*source.params(table), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
+            params = (*source.params(table, weighted), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
         if input != ALL:
@@ -131,10 +131,10 @@ class CudaOperators:
         candidates = source.sidecar(sidecar) if sidecar else None
         self._round_set(input, None, row, True)
         if candidates is not None:
-            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), ids, row, output.ids, output.address, _NULL, *words)
+            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), np.int64(0), ids, row, output.ids, output.address, _NULL, *words)
         count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), need, *words)
         for table in source.rounds(count):
-            self._launch(pull, *source.params(table), ids, row, output.ids, output.address, _NULL, *words)
+            self._launch(pull, *source.params(table, weighted), ids, row, output.ids, output.address, _NULL, *words)
 
     def gather(self, f, args, source, weighted: bool, input) -> None:
         kernels = self._functor_kernels(f)
@@ -145,7 +145,7 @@ class CudaOperators:
         for table in source.rounds(self._demand(source, ids, row)):
             self._round_set(input, source, row, False)  # the round's hubs, queued by the first kernel
             for kernel in kernels:
-                self._launch(kernel, *source.params(table), *params)
+                self._launch(kernel, *source.params(table, weighted), *params)
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)

@@ -304,9 +304,9 @@ class Scheduler:
         ``ResidentGraph.words``: table addresses are byte offsets into it."""
         return self.memory.words(self.id_dtype if dtype is None else dtype)
 
-    def params(self, table) -> tuple:
-        """The GPU kernels' GRAPH_PARAMS for a round's table."""
-        return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
+    def params(self, table, weighted: bool) -> tuple:
+        """The GPU kernels' GRAPH_PARAMS for a round's table, ``weighted`` if the operator reads weights."""
+        return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices), np.int64(weighted))
 
     def rounds(self, demand: Callable[[object], None]) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking

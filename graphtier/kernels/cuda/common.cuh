@@ -23,6 +23,7 @@ struct Graph {
     const i64* indptr;  // V + 1 global edge offsets
     i64 chunk_edges;
     i64 n_vertices;
+    i64 weighted;  // whether the operator reads weights: a weighted graph may serve a run that reads none
 
     __device__ i64 at(i64 c, int column) const { return table[c * TABLE_COLUMNS + column]; }
     __device__ bool present(i64 c) const { return at(c, CHUNK_START) != ABSENT; }
@@ -32,7 +33,7 @@ struct Graph {
     __device__ const u32* payload(i64 c) const { return words_at(c, PAYLOAD_START); }
     __device__ const u32* index(i64 c) const { return words_at(c, INDEX_START); }
     // Chunk c's weights (float32, one per edge at its chunk position), null when the run loaded none.
-    __device__ const float* weights(i64 c) const { return at(c, WEIGHTS_START) == ABSENT ? nullptr : reinterpret_cast<const float*>(at(c, WEIGHTS_START)); }
+    __device__ const float* weights(i64 c) const { return weighted && at(c, WEIGHTS_START) != ABSENT ? reinterpret_cast<const float*>(at(c, WEIGHTS_START)) : nullptr; }
     __device__ i64 degree(i64 v) const { return indptr[v + 1] - indptr[v]; }
 };
 
@@ -49,8 +50,8 @@ struct Edge {
 
 // Kernel parameters that describe the graph, and the struct rebuilt from them inside a kernel
 // (flat parameters keep the launch independent of how a CuPy build passes structs).
-#define GRAPH_PARAMS const i64 *table, const i64 *indptr, i64 chunk_edges, i64 n_vertices
-#define GRAPH_ARGS Graph{table, indptr, chunk_edges, n_vertices}
+#define GRAPH_PARAMS const i64 *table, const i64 *indptr, i64 chunk_edges, i64 n_vertices, i64 weighted
+#define GRAPH_ARGS Graph{table, indptr, chunk_edges, n_vertices, weighted}
 
 __device__ __forceinline__ int lane_id() { return threadIdx.x & 31; }
 

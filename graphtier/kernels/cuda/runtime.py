@@ -59,7 +59,7 @@ class DeviceGraph:
     host_bytes: int  # the resident graph kept in host memory
     weighted: bool  # each chunk followed by its edges' weights
     unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
-    _params: tuple | None = None
+    _params: dict = field(default_factory=dict)
     steps_aside = True
 
     def sidecar(self, name: str) -> None:
@@ -91,11 +91,12 @@ class DeviceGraph:
         """Every chunk is here: one round, the whole table."""
         yield self.table
 
-    def params(self, table) -> tuple:
-        """The kernels' GRAPH_PARAMS, in order (the same every round: made once)."""
-        if self._params is None:
-            self._params = (self.table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices))
-        return self._params
+    def params(self, table, weighted: bool) -> tuple:
+        """The kernels' GRAPH_PARAMS, in order (the same every round: made once for each ``weighted``)."""
+        params = self._params.get(weighted)
+        if params is None:
+            params = self._params[weighted] = (self.table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices), np.int64(weighted))
+        return params
 
     def take_stats(self) -> dict:
         moved, self.unreported = self.unreported, {}
