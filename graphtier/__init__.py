@@ -7,6 +7,7 @@ r = gt.bfs(g, 0)
 
 from ._version import __version__
 from .engine import (
+    BetweennessResult,
     BFSResult,
     BFSValidationError,
     ComponentsResult,
@@ -18,6 +19,7 @@ from .engine import (
     Problem,
     SSSPResult,
     VerifyReport,
+    betweenness_centrality,
     bfs,
     build,
     connected_components,
@@ -36,6 +38,7 @@ from .partition import generators
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "BetweennessResult",
     "BudgetError",
     "ComponentsResult",
     "Config",
@@ -55,6 +58,7 @@ __all__ = [
     "StoreReplacedError",
     "VerifyReport",
     "__version__",
+    "betweenness_centrality",
     "bfs",
     "build",
     "connected_components",

@@ -1,5 +1,6 @@
 """One module per algorithm: functors, a driver and the public function, CUDA functors beside it."""
 
+from .bc import betweenness_centrality
 from .bfs import bfs
 from .cc import connected_components
 from .mst import minimum_spanning_tree
@@ -7,4 +8,4 @@ from .pagerank import ConvergenceError, pagerank
 from .scc import strongly_connected_components
 from .sssp import sssp
 
-__all__ = ["ConvergenceError", "bfs", "connected_components", "minimum_spanning_tree", "pagerank", "sssp", "strongly_connected_components"]
+__all__ = ["ConvergenceError", "betweenness_centrality", "bfs", "connected_components", "minimum_spanning_tree", "pagerank", "sssp", "strongly_connected_components"]

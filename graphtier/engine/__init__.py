@@ -3,7 +3,7 @@
 from .. import algorithms
 from ..algorithms import ConvergenceError
 from ..runtime import Config
-from ..runtime.results import BFSResult, ComponentsResult, MSTResult, PageRankResult, SSSPResult
+from ..runtime.results import BetweennessResult, BFSResult, ComponentsResult, MSTResult, PageRankResult, SSSPResult
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -17,10 +17,12 @@ pagerank = query(algorithms.pagerank)
 connected_components = query(algorithms.connected_components)
 strongly_connected_components = query(algorithms.strongly_connected_components)
 minimum_spanning_tree = query(algorithms.minimum_spanning_tree)
+betweenness_centrality = query(algorithms.betweenness_centrality)
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "BetweennessResult",
     "ComponentsResult",
     "Config",
     "ConvergenceError",
@@ -30,6 +32,7 @@ __all__ = [
     "Problem",
     "SSSPResult",
     "VerifyReport",
+    "betweenness_centrality",
     "bfs",
     "build",
     "connected_components",
