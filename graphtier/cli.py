@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, bc and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -203,7 +203,8 @@ def _report(args, result, column: str | None, payload: dict, text: str) -> None:
     if args.stats_json:
         _write_json(args.stats_json, s)
     summary = {k: s[k] for k in ("device", "format", "seconds") if k in s}
-    where = f"; {f'{column}s' if column else 'edges'} in {args.out}" if args.out else ""
+    plural = "edges" if not column else f"{column[:-1]}ies" if column.endswith("y") else f"{column}s"
+    where = f"; {plural} in {args.out}" if args.out else ""
     _emit(args, {**payload, **summary, "iterations": s["iterations"], "out": args.out}, f"{text}, {s['seconds'] * 1e3:.1f} ms on the {s['device']}{where}")
     if args.stats and not args.json:
         print(_stats_table(s))
@@ -259,6 +260,16 @@ def cmd_mst(args) -> None:
     r = gt.minimum_spanning_tree(g, weight=not args.unweighted, **_execution(args))
     payload = {"edges": len(r.sources), "total_weight": r.total_weight, "n_trees": r.n_trees}
     _report(args, r, None, payload, f"minimum spanning forest: {len(r.sources):,} edges in {r.n_trees:,} trees, total weight {r.total_weight:g}")
+
+
+def cmd_bc(args) -> None:
+    g = gt.open(args.store)
+    r = gt.betweenness_centrality(g, k=args.k, seed=args.seed, normalized=not args.no_normalized, endpoints=args.endpoints, **_execution(args))
+    top = int(np.argmax(r.centrality)) if len(r.centrality) else -1
+    vertex = int(r.ids[top]) if r.ids is not None and top >= 0 else top
+    value = float(r.centrality[top]) if top >= 0 else 0.0
+    sources = g.n_vertices if r.sources is None else len(r.sources)
+    _report(args, r, "centrality", {"sources": sources, "top_vertex": vertex, "top_centrality": value}, f"betweenness centrality from {sources:,} sources: top vertex {vertex} ({value:g})")
 
 
 def cmd_demo(args) -> None:
@@ -386,6 +397,12 @@ def _parser() -> argparse.ArgumentParser:
 
     mst = algorithm("mst", cmd_mst, "minimum spanning forest of an undirected graph (Boruvka)", "the forest's edges", "source, destination, weight")
     mst.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
+
+    bc = algorithm("bc", cmd_bc, "betweenness centrality (Brandes; networkx's semantics, unweighted)", "centralities (float64)")
+    bc.add_argument("-k", type=int, default=None, help="sample this many sources, as networkx does with --seed (default: every vertex)")
+    bc.add_argument("--seed", type=int, default=None, help="the sampling's seed (networkx's; default: unseeded)")
+    bc.add_argument("--no-normalized", action="store_true", help="the sums scaled to every pair, not divided by the pairs (networkx's normalized=False)")
+    bc.add_argument("--endpoints", action="store_true", help="count each path's endpoints too")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)
