@@ -124,8 +124,9 @@ def test_directed_without_reverse_and_reordered(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["csr", "cgr"])
 def test_same_results_under_every_budget(graphs, fmt):
-    """From two chunk slots to all-resident, under every zero-copy policy: identical values (sums
-    added chunk by chunk, in order), and the device budget kept."""
+    """From two chunk slots to all-resident, under every zero-copy policy: the same values (a list's
+    chunk shares are added in the order its chunks arrive, which only changes the last bits of
+    lists over three chunks or more), and the device budget kept."""
     g = graphs[fmt]
     resident = gt.betweenness_centrality(g, k=6, seed=1, device="cpu")
     n = g.chunks().n_chunks
@@ -134,7 +135,7 @@ def test_same_results_under_every_budget(graphs, fmt):
     for k, zero_copy in ((2, "never"), (2, "auto"), (n // 2, "auto"), (0, "always")):
         budget = {"device_memory": resident.stats["state_bytes"] + fixed + k * slot, "host_memory": 2 * max(1, k) * slot, "zero_copy": zero_copy}
         r = gt.betweenness_centrality(g, k=6, seed=1, device="cpu", **budget)
-        np.testing.assert_array_equal(r.centrality, resident.centrality, err_msg=f"under {budget}")
+        np.testing.assert_allclose(r.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
         assert r.stats["device_peak_bytes"] <= budget["device_memory"]
 
 

@@ -240,3 +240,24 @@ def test_mst_ties_break_alike_in_every_vertex_order(tmp_path):
     for r in results[1:]:
         for column, values in results[0].items():
             np.testing.assert_array_equal(r[column], values)
+
+
+# --- betweenness centrality: the GPU equals the CPU --------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["kron", "urand"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_betweenness_equals_the_cpu(weighted_graphs, name, fmt):
+    """Eight sampled sources: path counts are exact (integer-valued doubles) in any order, so only
+    the dependencies' sums differ, the GPU's warps adding a list's terms in another order; out of
+    core a list's chunk shares add up in the order its chunks arrive (the last bits, for lists
+    over three chunks or more)."""
+    g = weighted_graphs[name][fmt]
+    options = {"k": 8, "seed": 3, "endpoints": name == "urand"}
+    cpu = gt.betweenness_centrality(g, device="cpu", **options).centrality
+    resident = gt.betweenness_centrality(g, device="cuda", **options)
+    assert resident.stats["device"] == "cuda"
+    np.testing.assert_allclose(resident.centrality, cpu, rtol=1e-9, atol=0)
+    for budget in budgets_of(g)[1:]:
+        gpu = gt.betweenness_centrality(g, device="cuda", **options, **budget)
+        np.testing.assert_allclose(gpu.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
