@@ -122,6 +122,21 @@ def test_directed_without_reverse_and_reordered(tmp_path):
             np.testing.assert_allclose(gt.betweenness_centrality(g, device="cpu", **kw).centrality, expected, rtol=RTOL, atol=0)
 
 
+def test_relabelled_ids(tmp_path):
+    """Arbitrary ids: sources sampled from the ids ascending, as networkx samples a graph whose
+    nodes were added in that order; rows follow the ids."""
+    edges = GRAPHS["kron-sym"]()[0] * 1000 + 7
+    g = gt.build(edges, tmp_path / "ids.gt", relabel=True, symmetrize=True, chunk_edges=CHUNK_EDGES, progress=False)
+    G = nx.Graph()
+    G.add_nodes_from(sorted(set(edges.ravel().tolist())))
+    G.add_edges_from(edges.tolist())
+    r = gt.betweenness_centrality(g, k=5, seed=1, endpoints=True, device="cpu")
+    ref = nx.betweenness_centrality(G, k=5, seed=1, endpoints=True)
+    assert r.sources.tolist() == random.Random(1).sample(list(G), 5)
+    np.testing.assert_allclose(r.centrality, [ref[int(v)] for v in r.ids], rtol=RTOL, atol=0)
+    assert r.to_pandas()["vertex"].tolist() == r.ids.tolist()
+
+
 @pytest.mark.parametrize("fmt", ["csr", "cgr"])
 def test_same_results_under_every_budget(graphs, fmt):
     """From two chunk slots to all-resident, under every zero-copy policy: the same values (a list's
