@@ -154,6 +154,9 @@ class Betweenness(Algorithm):
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         return self.next == len(self.sources)
 
+    def progress(self, run: Run) -> tuple[int, int | None, str]:
+        return self.next, len(self.sources), "sources"
+
 
 def _sources(graph, k: int | None, seed, sources) -> list | None:
     """The sources as the input numbered them, in the order networkx visits them: None for every
