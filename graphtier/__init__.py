@@ -7,6 +7,7 @@ r = gt.bfs(g, 0)
 
 from ._version import __version__
 from .engine import (
+    BetweennessResult,
     BFSResult,
     BFSValidationError,
     ColoringResult,
@@ -20,6 +21,7 @@ from .engine import (
     Problem,
     SSSPResult,
     VerifyReport,
+    betweenness_centrality,
     bfs,
     build,
     connected_components,
@@ -40,6 +42,7 @@ from .partition import generators
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "BetweennessResult",
     "BudgetError",
     "ColoringResult",
     "ComponentsResult",
@@ -61,6 +64,7 @@ __all__ = [
     "StoreReplacedError",
     "VerifyReport",
     "__version__",
+    "betweenness_centrality",
     "bfs",
     "build",
     "connected_components",

@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color and demo.
+"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -203,7 +203,8 @@ def _report(args, result, column: str | None, payload: dict, text: str) -> None:
     if args.stats_json:
         _write_json(args.stats_json, s)
     summary = {k: s[k] for k in ("device", "format", "seconds") if k in s}
-    where = f"; {f'{column}s' if column else 'edges'} in {args.out}" if args.out else ""
+    plural = "edges" if not column else f"{column[:-1]}ies" if column.endswith("y") else f"{column}s"
+    where = f"; {plural} in {args.out}" if args.out else ""
     _emit(args, {**payload, **summary, "iterations": s["iterations"], "out": args.out}, f"{text}, {s['seconds'] * 1e3:.1f} ms on the {s['device']}{where}")
     if args.stats and not args.json:
         print(_stats_table(s))
@@ -271,6 +272,16 @@ def cmd_color(args) -> None:
     g = gt.open(args.store)
     r = gt.greedy_color(g, seed=args.seed, **_execution(args))
     _report(args, r, "color", {"n_colors": r.n_colors, "seed": r.seed}, f"{r.n_colors:,} colours for {g.n_vertices:,} vertices, largest degree first (seed {r.seed})")
+
+
+def cmd_bc(args) -> None:
+    g = gt.open(args.store)
+    r = gt.betweenness_centrality(g, k=args.k, seed=args.seed, normalized=not args.no_normalized, endpoints=args.endpoints, **_execution(args))
+    top = int(np.argmax(r.centrality)) if len(r.centrality) else -1
+    vertex = int(r.ids[top]) if r.ids is not None and top >= 0 else top
+    value = float(r.centrality[top]) if top >= 0 else 0.0
+    sources = g.n_vertices if r.sources is None else len(r.sources)
+    _report(args, r, "centrality", {"sources": sources, "top_vertex": vertex, "top_centrality": value}, f"betweenness centrality from {sources:,} sources: top vertex {vertex} ({value:g})")
 
 
 def cmd_demo(args) -> None:
@@ -404,6 +415,11 @@ def _parser() -> argparse.ArgumentParser:
     mis.add_argument("--seed", type=int, default=None, help=f"the priorities' seed, {seed}")
     color = algorithm("color", cmd_color, "a greedy colouring, largest degree first (the graph read as undirected)", "colours (int64)")
     color.add_argument("--seed", type=int, default=None, help=f"the seed of tie-breaks among equal degrees, {seed}")
+    bc = algorithm("bc", cmd_bc, "betweenness centrality (Brandes; networkx's semantics, unweighted)", "centralities (float64)")
+    bc.add_argument("-k", type=int, default=None, help="sample this many sources, as networkx does with --seed (default: every vertex)")
+    bc.add_argument("--seed", type=int, default=None, help="the sampling's seed (networkx's; default: unseeded)")
+    bc.add_argument("--no-normalized", action="store_true", help="the sums scaled to every pair, not divided by the pairs (networkx's normalized=False)")
+    bc.add_argument("--endpoints", action="store_true", help="count each path's endpoints too")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)

@@ -245,6 +245,9 @@ def test_mst_ties_break_alike_in_every_vertex_order(tmp_path):
 # --- maximal independent set, greedy colouring: the GPU equals the CPU --------------------------
 
 
+# --- betweenness centrality: the GPU equals the CPU --------------------------------------------
+
+
 @pytest.mark.parametrize("name", ["kron", "urand"])
 @pytest.mark.parametrize("fmt", GPU_FORMATS)
 def test_mis_and_coloring_equal_the_cpu(weighted_graphs, name, fmt):
@@ -268,3 +271,19 @@ def test_mis_and_coloring_with_every_decoder(tmp_path, fmt, decoder):
     assert gpu.n_colors >= 80
     np.testing.assert_array_equal(gpu.colors, gt.greedy_color(g, seed=5, device="cpu").colors)
     np.testing.assert_array_equal(gt.maximal_independent_set(g, seed=5, device="cuda", decoder=decoder).in_set, gt.maximal_independent_set(g, seed=5, device="cpu").in_set)
+
+
+def test_betweenness_equals_the_cpu(weighted_graphs, name, fmt):
+    """Eight sampled sources: path counts are exact (integer-valued doubles) in any order, so only
+    the dependencies' sums differ, the GPU's warps adding a list's terms in another order; out of
+    core a list's chunk shares add up in the order its chunks arrive (the last bits, for lists
+    over three chunks or more)."""
+    g = weighted_graphs[name][fmt]
+    options = {"k": 8, "seed": 3, "endpoints": name == "urand"}
+    cpu = gt.betweenness_centrality(g, device="cpu", **options).centrality
+    resident = gt.betweenness_centrality(g, device="cuda", **options)
+    assert resident.stats["device"] == "cuda"
+    np.testing.assert_allclose(resident.centrality, cpu, rtol=1e-9, atol=0)
+    for budget in budgets_of(g)[1:]:
+        gpu = gt.betweenness_centrality(g, device="cuda", **options, **budget)
+        np.testing.assert_allclose(gpu.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")

@@ -3,7 +3,7 @@
 from .. import algorithms
 from ..algorithms import ConvergenceError
 from ..runtime import Config
-from ..runtime.results import BFSResult, ColoringResult, ComponentsResult, IndependentSetResult, MSTResult, PageRankResult, SSSPResult
+from ..runtime.results import BetweennessResult, BFSResult, ColoringResult, ComponentsResult, IndependentSetResult, MSTResult, PageRankResult, SSSPResult
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -19,10 +19,12 @@ strongly_connected_components = query(algorithms.strongly_connected_components)
 minimum_spanning_tree = query(algorithms.minimum_spanning_tree)
 maximal_independent_set = query(algorithms.maximal_independent_set)
 greedy_color = query(algorithms.greedy_color)
+betweenness_centrality = query(algorithms.betweenness_centrality)
 
 __all__ = [
     "BFSResult",
     "BFSValidationError",
+    "BetweennessResult",
     "ColoringResult",
     "ComponentsResult",
     "Config",
@@ -34,6 +36,7 @@ __all__ = [
     "Problem",
     "SSSPResult",
     "VerifyReport",
+    "betweenness_centrality",
     "bfs",
     "build",
     "connected_components",

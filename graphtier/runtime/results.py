@@ -95,6 +95,18 @@ class PageRankResult(VertexResult):
 
 
 @dataclass
+class BetweennessResult(VertexResult):
+    """``centrality`` (float64) of every vertex; ``sources``: the sources sampled or given (the
+    input's ids, in the order their sums were added), None when every vertex was one."""
+
+    centrality: np.ndarray
+    sources: np.ndarray | None
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"centrality": self.centrality}
+
+
+@dataclass
 class ComponentsResult(VertexResult):
     """``labels`` (int64): the component of each vertex, numbered 0 .. ``n_components - 1`` in the
     order of each component's smallest vertex id (as scipy.sparse.csgraph numbers them)."""

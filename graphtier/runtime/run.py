@@ -72,6 +72,10 @@ class Algorithm:
     def finish(self, run: Run) -> None:
         """Work after the last iteration, recorded as an iteration of its own (``phase``: finish)."""
 
+    def progress(self, run: Run) -> tuple[int, int | None, str]:
+        """(work done, all of it or None when unknown, its unit) for the progress bar."""
+        return len(run.iterations), None, "iterations"
+
 
 class Run:
     """One execution of an algorithm on a graph: its state, frontier, edges and operators."""
@@ -182,7 +186,7 @@ class Run:
 
     def execute(self) -> Run:
         alg, fr = self.algorithm, self.frontier
-        progress = _progress(self.config, type(alg).__name__)
+        progress = _progress(self.config, type(alg).__name__, *alg.progress(self)[1:])
         clock = self.ops.clock()
         alg.start(self)
         self.sizes = fr.initial
@@ -205,7 +209,7 @@ class Run:
                 fr.it, sizes = last, sizes[: last + 1]
             self.sizes = sizes
             if progress is not None:
-                progress.update(len(self.iterations) - progress.n)
+                progress.update(alg.progress(self)[0] - progress.n)
             if alg.done(self, sizes):
                 break
         if progress is not None:
@@ -286,13 +290,13 @@ def _backend(backend: str):
     return CpuOperators
 
 
-def _progress(config: Config, name: str):
+def _progress(config: Config, name: str, total: int | None, unit: str):
     show = sys.stderr.isatty() if config.progress is None else config.progress
     if not show:
         return None
     from tqdm import tqdm
 
-    return tqdm(desc=name, unit=" iterations", file=sys.stderr, leave=False)
+    return tqdm(desc=name, total=total, unit=f" {unit}", file=sys.stderr, leave=False)
 
 
 def run(algorithm: Algorithm, graph, config: Config) -> Run:
