@@ -2,38 +2,7 @@
 // functors). Every pointer leads to a smaller vertex, so roots are components' smallest vertices
 // and a path ends where a vertex is its own parent.
 #include "runtime.cuh"
-
-// x's root, halving the path on the way (ECL-CC's intermediate pointer jumping: racing writers
-// only ever store an ancestor).
-__device__ __forceinline__ u32 find(u32* parent, u32 x) {
-    u32 cur = parent[x];
-    if (cur != x) {
-        u32 next, prev = x;
-        while (cur > (next = parent[cur])) {
-            parent[prev] = next;
-            prev = cur;
-            cur = next;
-        }
-    }
-    return cur;
-}
-
-// Joins the components of v and u: the larger root goes under the smaller, by compare-and-swap,
-// again from the new roots whenever another thread hooked one first.
-__device__ __forceinline__ void hook(u32* parent, u32 v, u32 u) {
-    u32 a = find(parent, v), b = find(parent, u);
-    while (a != b) {
-        if (a > b) {
-            u32 t = a;
-            a = b;
-            b = t;
-        }
-        u32 old = atomicCAS(parent + b, b, a);
-        if (old == b) return;
-        b = find(parent, old);
-        a = find(parent, a);
-    }
-}
+#include "union_find.cuh"
 
 struct Hook {
     u32* parent;
@@ -78,16 +47,6 @@ struct Outside {  // vertices with edges outside the largest component
     i64 largest;
     const i64* indptr;
     __device__ bool operator()(u32 v) const { return parent[v] != largest && indptr[v + 1] > indptr[v]; }
-};
-
-struct Init {
-    u32* parent;
-    __device__ void operator()(u32 v) const { parent[v] = v; }
-};
-
-struct Compress {
-    u32* parent;
-    __device__ void operator()(u32 v) const { parent[v] = find(parent, v); }
 };
 
 INSTANTIATE(ADVANCE, Hook)

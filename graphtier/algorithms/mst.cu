@@ -1,23 +1,10 @@
 // Boruvka's functors on the GPU (graphtier/algorithms/mst.py has the driver, the CPU functors and
 // the order of edges). Every parent pointer leads to a smaller vertex, as in cc.cu.
 #include "runtime.cuh"
+#include "union_find.cuh"
 
 constexpr u64 NO_EDGE = ~0ull;
 constexpr u32 NONE = 0xFFFFFFFFu;  // no component (mst.py's NONE)
-
-// x's root, halving the path on the way (cc.cu's find).
-__device__ __forceinline__ u32 find(u32* parent, u32 x) {
-    u32 cur = parent[x];
-    if (cur != x) {
-        u32 next, prev = x;
-        while (cur > (next = parent[cur])) {
-            parent[prev] = next;
-            prev = cur;
-            cur = next;
-        }
-    }
-    return cur;
-}
 
 // w's bits, the sign flipped (negative numbers: every bit), so that unsigned order is the numbers'
 // order; -0 is 0 (mst.py's weight_key).
@@ -70,7 +57,7 @@ struct Target {  // the component each root's least edge leads to
 };
 
 // Records v's least edge (once for a pair of components that chose the same edge) and hooks the
-// larger root under the smaller by compare-and-swap (cc.cu's hook); the root that stops being one
+// larger root under the smaller (union_find.cuh's hook); the root that stops being one
 // keeps the edge. The chosen edges form no cycle, so exactly one swap succeeds for each.
 struct Merge {
     u32* parent;
@@ -82,34 +69,12 @@ struct Merge {
     __device__ bool operator()(u32 v) const {
         u32 b = target[v];
         if (b == NONE || (target[b] == v && b < v)) return false;
-        u32 x = find(parent, v), y = find(parent, b);
-        while (x != y) {
-            if (x > y) {
-                u32 t = x;
-                x = y;
-                y = t;
-            }
-            u32 old = atomicCAS(parent + y, y, x);
-            if (old == y) {
-                forest_key[y] = best[v];
-                forest_hi[y] = u32(other[v] >> 32);
-                return true;
-            }
-            y = find(parent, old);
-            x = find(parent, x);
-        }
-        return false;
+        u32 y = hook(parent, v, b);
+        if (y == NO_ROOT) return false;
+        forest_key[y] = best[v];
+        forest_hi[y] = u32(other[v] >> 32);
+        return true;
     }
-};
-
-struct Init {
-    u32* parent;
-    __device__ void operator()(u32 v) const { parent[v] = v; }
-};
-
-struct Compress {
-    u32* parent;
-    __device__ void operator()(u32 v) const { parent[v] = find(parent, v); }
 };
 
 INSTANTIATE(ADVANCE, Choose)
