@@ -10,9 +10,16 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
+import graphtier as gt
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CNR = SHARED / "datasets" / "cnr-2000"
 FORMATS_DOC = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+
+
+def recoded(csr: gt.Graph, d: Path, formats) -> dict[str, gt.Graph]:
+    """``csr`` and its recodings into each other of ``formats`` (stores beside it in ``d``), by format."""
+    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in formats}
 
 
 @pytest.fixture(scope="session")

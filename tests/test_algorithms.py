@@ -15,7 +15,7 @@ import graphtier as gt
 from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
 
-from .conftest import csr_to_edges
+from .conftest import csr_to_edges, recoded
 
 FORMATS = ["csr", "log", "ef", "cgr"]
 CHUNK_EDGES = 600
@@ -47,7 +47,7 @@ def graphs(request, tmp_path_factory) -> dict[str, gt.Graph]:
     d = tmp_path_factory.mktemp(request.param)
     csr = gt.build(edges, d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=CHUNK_EDGES, progress=False)
     assert csr.weighted and (csr.chunks().n_chunks >= 4)
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in FORMATS}
+    return recoded(csr, d, FORMATS)
 
 
 def check_sssp(g: gt.Graph, m: sp.csr_matrix, source: int, r: gt.SSSPResult) -> None:
@@ -204,7 +204,7 @@ def cnr(tmp_path_factory, cnr_csr) -> dict[str, gt.Graph]:
     edges = weighted(csr_to_edges(indptr, indices), 2000)
     d = tmp_path_factory.mktemp("cnr-weighted")
     csr = gt.build(edges, d / "csr.gt", reverse=True, chunk_edges=1 << 18, progress=False)
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in ("csr", "ef")}
+    return recoded(csr, d, ("csr", "ef"))
 
 
 @pytest.mark.parametrize("fmt", ["csr", "ef"])

@@ -16,6 +16,7 @@ import graphtier as gt
 from graphtier.cli import main
 from graphtier.tiering.scheduler import fixed_bytes
 
+from .conftest import recoded
 from .test_algorithms import slot_bytes
 
 FORMATS = ["csr", "log", "ef", "cgr"]
@@ -56,7 +57,7 @@ def graphs(request, tmp_path_factory) -> dict[str, gt.Graph]:
     d = tmp_path_factory.mktemp(request.param)
     csr = gt.build(edges, d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=CHUNK_EDGES, progress=False)
     assert csr.chunks().n_chunks >= 4
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in FORMATS}
+    return recoded(csr, d, FORMATS)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

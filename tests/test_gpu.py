@@ -12,7 +12,7 @@ from graphtier.kernels.cuda.runtime import unavailable
 from graphtier.kernels.formats import FORMATS
 from graphtier.tiering.budget import parse_size
 
-from .conftest import csr_to_edges, head_ids
+from .conftest import csr_to_edges, head_ids, recoded
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(unavailable() is not None, reason=f"no GPU: {unavailable()}")]
 GPU_FORMATS = sorted(FORMATS)
@@ -57,7 +57,7 @@ GENERATED = {
 def generated(request, tmp_path_factory):
     d = tmp_path_factory.mktemp(request.param)
     csr = gt.build(GENERATED[request.param](), d / "csr.gt", symmetrize=True, drop_self_loops=True, chunk_edges=1 << 20)
-    return request.param, {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+    return request.param, recoded(csr, d, GPU_FORMATS)
 
 
 @pytest.mark.parametrize("fmt", GPU_FORMATS)
@@ -82,7 +82,7 @@ def streamed(tmp_path_factory):
     """kron16 in chunks of 8,192 edges: about 120 chunks, so budgets of a few chunks exist."""
     d = tmp_path_factory.mktemp("streamed")
     csr = gt.build(gt.generators.kronecker(16, seed=2), d / "csr.gt", symmetrize=True, drop_self_loops=True, chunk_edges=1 << 13)
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+    return recoded(csr, d, GPU_FORMATS)
 
 
 @pytest.mark.parametrize("fmt", GPU_FORMATS)
@@ -130,7 +130,7 @@ def weighted_graphs(tmp_path_factory):
         d = tmp_path_factory.mktemp(f"w-{name}")
         w = np.random.default_rng(7).integers(1, 64, len(edges)).astype(np.float64)
         csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=1 << 13)
-        out[name] = {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+        out[name] = recoded(csr, d, GPU_FORMATS)
     return out
 
 
@@ -183,7 +183,7 @@ def directed_graphs(tmp_path_factory):
     for name, edges, chunk_edges in (("kron", gt.generators.kronecker(15, seed=8), 1 << 13), ("cycles", cycles_dag(4), 256), ("chain", chain(800, 5), 256)):
         d = tmp_path_factory.mktemp(f"d-{name}")
         csr = gt.build(edges, d / "csr.gt", reverse=True, chunk_edges=chunk_edges)
-        out[name] = {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in GPU_FORMATS}
+        out[name] = recoded(csr, d, GPU_FORMATS)
     return out
 
 

@@ -16,6 +16,8 @@ from graphtier.algorithms.priority import priorities_of
 from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
 
+from .conftest import recoded
+
 FORMATS = ["csr", "log", "ef", "cgr"]
 CHUNK_EDGES = 512
 
@@ -44,7 +46,7 @@ def graphs(request, tmp_path_factory) -> dict[str, gt.Graph]:
     d = tmp_path_factory.mktemp(request.param)
     csr = gt.build(edges, d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=CHUNK_EDGES, progress=False)
     assert csr.chunks().n_chunks >= 4
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in FORMATS}
+    return recoded(csr, d, FORMATS)
 
 
 def neighbours(g: gt.Graph) -> sp.csr_matrix:

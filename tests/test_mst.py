@@ -19,6 +19,7 @@ import graphtier as gt
 from graphtier.cli import main
 from graphtier.tiering.scheduler import fixed_bytes
 
+from .conftest import recoded
 from .test_algorithms import slot_bytes, stored_matrix
 
 FORMATS = ["csr", "log", "ef", "cgr"]
@@ -62,7 +63,7 @@ def kron(tmp_path_factory) -> dict[str, gt.Graph]:
     d = tmp_path_factory.mktemp("kron")
     csr = gt.build(with_extras(edges, random_weights(edges, 1)), d / "csr.gt", symmetrize=True, chunk_edges=CHUNK_EDGES, progress=False)
     assert csr.chunks().n_chunks >= 4
-    return {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in FORMATS}
+    return recoded(csr, d, FORMATS)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

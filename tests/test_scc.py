@@ -18,7 +18,7 @@ from graphtier.cli import main
 from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
 
-from .conftest import csr_to_edges
+from .conftest import csr_to_edges, recoded
 
 FORMATS = ["csr", "log", "ef", "cgr"]
 CHUNK_EDGES = 256
@@ -87,7 +87,7 @@ def stores(tmp_path_factory) -> dict[str, dict[str, gt.Graph]]:
     for name, make in GRAPHS.items():
         d = tmp_path_factory.mktemp(name)
         csr = gt.build(make(), d / "csr.gt", reverse=True, chunk_edges=CHUNK_EDGES, progress=False)
-        out[name] = {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in FORMATS}
+        out[name] = recoded(csr, d, FORMATS)
     return out
 
 
