@@ -1,4 +1,5 @@
-"""Every kind of damage to a store, through ``info``, every algorithm command, ``recode`` and
+"""Every kind of damage to a store, through ``info``, every algorithm command (but ``mst``, which
+refuses this directed store before reading it), ``recode`` and
 ``verify``: a command that reads the damaged part exits 4 naming the store, the array and the chunk
 (no traceback, and no recoded store), one that does not read it succeeds, and ``verify`` always
 finds it."""
@@ -21,6 +22,10 @@ ALGORITHMS = {
     "sssp": ["--source", "0"],
     "pagerank": [],
     "cc": [],
+    "scc": [],
+    "mis": ["--seed", "1"],
+    "color": ["--seed", "1"],
+    "bc": ["-k", "4", "--seed", "0"],
 }
 # What each command reads of a directed, weighted store with a reverse graph and perm.
 READS = {
@@ -28,6 +33,8 @@ READS = {
     "sssp": set(d.ARRAYS),  # parents are pulled over the stored reverse, with its weights
     "pagerank": {"indptr", "perm", "reverse/adj", "reverse/indptr"},  # pulls over in-edges
     "cc": {"adj", "indptr", "perm"},
+    **dict.fromkeys(("scc", "mis", "color"), {"adj", "indptr", "perm", "reverse/adj", "reverse/indptr"}),  # both ways, unweighted
+    "bc": {"adj", "indptr", "perm"},
     "recode": set(d.ARRAYS),  # through the same checks as a query's loads
 }
 EVERY = {"info", *READS, "verify"}
