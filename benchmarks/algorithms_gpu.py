@@ -1,10 +1,12 @@
-"""SSSP, PageRank, connected components and BFS on the GPU, in GPU memory and out of core, against
-the baselines the algorithm-runtime issue names, side by side in one run.
+"""Every algorithm on the GPU, in GPU memory and out of core, against the baselines the
+algorithm-runtime issue and the five-algorithms issue name, side by side in one run.
 
     python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--sources 4] [--out DIR] [--emogi DIR]
 
 The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
-random integer weights in [1, 64), built in csr and recoded. Baselines measured in the same run:
+random integer weights in [1, 64), built in csr and recoded; SCC gets the same Kronecker edges
+directed, with their reverse (built only when SCC is asked for). Betweenness centrality samples
+64 sources (seed 0). Baselines measured in the same run:
 pinned host-to-device copy bandwidth and device-to-device copy bandwidth (the floors), a plain
 frontier Bellman-Ford in CuPy over the CSR arrays (SSSP in memory), and zero-copy CSR (every chunk
 read in place from pinned host memory) for the out-of-core rows. Times are CUDA-event medians
@@ -97,6 +99,12 @@ def weighted_kronecker(scale: int, d: Path, formats: list[str]) -> tuple[gt.Grap
     return csr, {f: csr if f == "csr" else gt.recode(csr, d / f"{f}.gt", format=f) for f in formats}
 
 
+def chunk_bytes(g: gt.Graph) -> int:
+    """The bytes of a store's chunks, its reverse graph's too where it has one."""
+    graphs = (g.chunks(), g.chunks(reverse=True)) if g.directed and g.has_reverse else (g.chunks(),)
+    return sum(h.total_bytes for c in graphs for h in c.headers(range(c.n_chunks)))
+
+
 def timed(fn, repeat: int) -> tuple[float, float, object]:
     """(median CUDA-event ms, median wall ms, last result) after a warm-up call."""
     fn()
@@ -150,7 +158,12 @@ def main() -> None:
     p.add_argument("--share", type=float, default=0.25)
     p.add_argument("--sources", type=int, default=4)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--algorithms", nargs="+", default=["bfs", "sssp", "sssp_dist", "cc", "pagerank"], help="sssp_dist: SSSP without its parent pass (distances only, as EMOGI's)")
+    p.add_argument(
+        "--algorithms",
+        nargs="+",
+        default=["bfs", "sssp", "sssp_dist", "cc", "pagerank", "scc", "mst", "mis", "color", "bc"],
+        help="sssp_dist: SSSP without its parent pass (distances only, as EMOGI's)",
+    )
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
     args = p.parse_args()
@@ -162,7 +175,7 @@ def main() -> None:
         csr, graphs = weighted_kronecker(args.scale, Path(d), args.formats)
         name = f"kron{args.scale}"
         print(f"{name}: {csr.n_vertices:,} vertices, {csr.n_edges:,} edges, weighted, {args.formats} built in {time.perf_counter() - t:.1f} s", flush=True)
-        sizes = {f: sum(h.total_bytes for h in g.chunks().headers(range(g.chunks().n_chunks))) for f, g in graphs.items()}
+        sizes = {f: chunk_bytes(g) for f, g in graphs.items()}
         weights_bytes = 4 * csr.n_edges
         degree = np.diff(csr.indptr())
         sources = np.random.default_rng(1).choice(np.flatnonzero(degree), args.sources, replace=False).tolist()
@@ -172,16 +185,28 @@ def main() -> None:
             "sssp_dist": lambda g, s, **b: gt.sssp(g, s, predecessors=False, device="cuda", **b),
             "cc": lambda g, s, **b: gt.connected_components(g, device="cuda", **b),
             "pagerank": lambda g, s, **b: gt.pagerank(g, tol=1e-9, device="cuda", **b),  # ~40 iterations
+            "scc": lambda g, s, **b: gt.strongly_connected_components(g, device="cuda", **b),
+            "mst": lambda g, s, **b: gt.minimum_spanning_tree(g, device="cuda", **b),
+            "mis": lambda g, s, **b: gt.maximal_independent_set(g, seed=1, device="cuda", **b),
+            "color": lambda g, s, **b: gt.greedy_color(g, seed=1, device="cuda", **b),
+            "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=64, seed=0, device="cuda", **b),
         }
+        directed = {}
+        if "scc" in args.algorithms:
+            edges = gt.generators.kronecker(args.scale, seed=0)
+            dcsr = gt.build(edges, Path(d) / "directed-csr.gt", reverse=True, memory_budget="24GiB", progress=False)
+            del edges
+            directed = {f: dcsr if f == "csr" else gt.recode(dcsr, Path(d) / f"directed-{f}.gt", format=f) for f in args.formats}
         reference = {}
         for alg in args.algorithms:
             per_source = alg in ("bfs", "sssp", "sssp_dist")
-            weighted = alg.startswith("sssp")
-            for fmt, g in graphs.items():
-                graph_bytes = sizes[fmt] + (weights_bytes if weighted else 0)
+            weighted = alg.startswith("sssp") or alg == "mst"
+            for fmt, g in (directed if alg == "scc" else graphs).items():
+                graph_bytes = (chunk_bytes(g) if alg == "scc" else sizes[fmt]) + (weights_bytes if weighted else 0)
+                csr_bytes = chunk_bytes(directed["csr"]) if alg == "scc" else sizes["csr"] + (weights_bytes if weighted else 0)
                 regions = [("resident", {})]
                 state = calls[alg](g, sources[0]).stats["state_bytes"]
-                regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * (sizes["csr"] + (weights_bytes if weighted else 0))) + (64 << 20), "host_memory": "100GiB"}))
+                regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * csr_bytes) + (64 << 20), "host_memory": "100GiB"}))
                 if fmt == "csr":  # EMOGI's method: the vertex state and indptr on the device, no index arena or sidecar
                     regions.append(("zero-copy", {"device_memory": state + fixed_bytes(g.n_vertices, g.chunks().n_chunks), "host_memory": "100GiB", "zero_copy": "always"}))
                 for region, budget in regions:
@@ -194,6 +219,8 @@ def main() -> None:
                             reference[key] = values
                         elif alg == "pagerank":
                             assert np.abs(values - reference[key]).sum() < 1e-6, f"{alg} {fmt} {region}: ranks differ"
+                        elif alg == "bc":  # sums of doubles in another order out of core
+                            assert np.allclose(values, reference[key], rtol=1e-9, atol=0), f"{alg} {fmt} {region}: centralities differ"
                         else:
                             assert np.array_equal(values, reference[key]), f"{alg} {fmt} {region}: results differ from resident csr's"
                         ms.append(m)
