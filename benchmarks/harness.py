@@ -52,11 +52,16 @@ def time_it(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> di
 
 
 def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR) -> tuple[Path, Path]:
-    """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it."""
+    """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it;
+    ``-2``, ``-3``... after the host where a run of the same day is there already (kept)."""
     machine = meta.get("machine") or machine_info()
     meta = {**meta, "machine": machine}
     host = re.sub(r"[^A-Za-z0-9_.-]", "_", machine["host"])
-    stem = Path(out_dir) / f"{name}-{machine['date'][:10]}-{host}"
+    base = Path(out_dir) / f"{name}-{machine['date'][:10]}-{host}"
+    stem, n = base, 1
+    while stem.with_suffix(".json").exists() or stem.with_suffix(".md").exists():
+        n += 1
+        stem = base.with_name(f"{base.name}-{n}")
     stem.parent.mkdir(parents=True, exist_ok=True)
     json_path, md_path = stem.with_suffix(".json"), stem.with_suffix(".md")
     record = {"name": name, "meta": meta, "rows": rows}

@@ -31,6 +31,8 @@ def test_write_results_and_print_table(tmp_path, capsys):
     assert json_path.name.startswith(f"smoke-{saved['meta']['machine']['date'][:10]}-")
     table = md_path.read_text()
     assert "| graph  | time_s  | levels |" in table and "| kron10 | 0.01235 |        |" in table
+    again = harness.write_results("smoke", rows[:1], {"note": "again"}, out_dir=tmp_path)  # the same day: kept beside it
+    assert again[0] == json_path.with_name(json_path.stem + "-2.json") and json.loads(json_path.read_text())["meta"]["note"] == "test"
 
     harness.print_table(rows, ["graph", "levels"])
     out = capsys.readouterr().out.splitlines()
