@@ -33,7 +33,7 @@ READS = {
     "sssp": set(d.ARRAYS),  # parents are pulled over the stored reverse, with its weights
     "pagerank": {"indptr", "perm", "reverse/adj", "reverse/indptr"},  # pulls over in-edges
     "cc": {"adj", "indptr", "perm"},
-    **dict.fromkeys(("scc", "mis", "color"), {"adj", "indptr", "perm", "reverse/adj", "reverse/indptr"}),  # both ways, unweighted
+    **{name: {"adj", "indptr", "perm", "reverse/adj", "reverse/indptr"} for name in ("scc", "mis", "color")},  # both ways, unweighted
     "bc": {"adj", "indptr", "perm"},
     "recode": set(d.ARRAYS),  # through the same checks as a query's loads
 }
