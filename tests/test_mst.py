@@ -165,7 +165,7 @@ def test_zero_weights_are_edges(tmp_path):
 
 def test_refusals(tmp_path):
     directed = gt.build(np.array([[0, 1, 1.0], [1, 2, 2.0]]), tmp_path / "d.gt", progress=False)
-    with pytest.raises(ValueError, match=r"undirected graph; .* is directed \(build it with symmetrize=True\)"):
+    with pytest.raises(ValueError, match=r"undirected graph; .* is directed \(build it with symmetrize=True, or graphtier convert --symmetrize\)"):
         gt.minimum_spanning_tree(directed, device="cpu")
     gt.build(np.array([[0, 1, 1.0], [1, 2, 2.0]]), tmp_path / "nan.gt", symmetrize=True, progress=False)
     zarr.open_group(tmp_path / "nan.gt", mode="r+")["weights"][1] = np.nan  # written by another tool

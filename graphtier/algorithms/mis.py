@@ -120,7 +120,7 @@ def undirected_lists(graph, name: str) -> tuple[str, ...]:
         return ("out",)
     if not graph.has_reverse:
         raise ValueError(
-            f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True for an undirected graph, or with reverse=True to take out- and in-edges together)"
+            f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True, graphtier convert --symmetrize, for an undirected graph, or with reverse=True, convert --reverse, to take out- and in-edges together)"
         )
     return ("out", "in")
 

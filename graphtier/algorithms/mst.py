@@ -106,7 +106,7 @@ class Boruvka(Algorithm):
 
     def __init__(self, graph, weight: bool):
         if graph.directed:
-            raise ValueError(f"minimum_spanning_tree needs an undirected graph; {graph.location} is directed (build it with symmetrize=True)")
+            raise ValueError(f"minimum_spanning_tree needs an undirected graph; {graph.location} is directed (build it with symmetrize=True, or graphtier convert --symmetrize)")
         self.weighted = bool(weight) and graph.weighted
         place = graph.refs_to_original(np.arange(graph.n_vertices))
         # endpoints ranked by the input's ids where the store reordered them, so that ties break alike

@@ -66,7 +66,9 @@ class PageRank(Algorithm):
         if not 0 <= alpha <= 1:
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
         if graph.directed and not graph.has_reverse:
-            raise ValueError(f"pagerank pulls over in-edges: on a directed graph it needs the reverse graph, which {graph.location} does not have (build it with reverse=True)")
+            raise ValueError(
+                f"pagerank pulls over in-edges: on a directed graph it needs the reverse graph, which {graph.location} does not have (build it with reverse=True, or graphtier convert --reverse)"
+            )
         self.alpha, self.tol, self.max_iter = float(alpha), float(tol), int(max_iter)
         self.weighted = weight not in (None, False) and graph.weighted
         self.p = _personalization(graph, personalization)
