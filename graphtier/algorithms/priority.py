@@ -28,11 +28,11 @@ def mix(z):
     return z ^ (z >> _S31)
 
 
-def mix_int(z: int) -> int:
-    """``mix`` on a Python int, for the host."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+def mix_array(z: np.ndarray) -> np.ndarray:
+    """``mix`` on a uint64 array, for the host (NumPy's array arithmetic wraps as the device's)."""
+    z = (z ^ (z >> _S30)) * _C1
+    z = (z ^ (z >> _S27)) * _C2
+    return z ^ (z >> _S31)
 
 
 def seed_key(seed: int | None) -> tuple[int, int]:
@@ -46,7 +46,7 @@ def seed_key(seed: int | None) -> tuple[int, int]:
     seed = int(seed)
     if not 0 <= seed <= _MASK:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return seed, mix_int((seed + GOLDEN) & _MASK)
+    return seed, int(mix_array(np.array([(seed + GOLDEN) & _MASK], np.uint64))[0])
 
 
 @cpu
@@ -75,8 +75,4 @@ def priorities(run: Run, prio, key: int) -> None:
 def priorities_of(ids: np.ndarray, seed: int) -> np.ndarray:
     """The priorities of the vertices with input ids ``ids`` under ``seed``, with NumPy: what
     ``priorities`` computes on the device, for tests and users who want the order."""
-    key = np.uint64(seed_key(seed)[1])
-    z = np.asarray(ids).astype(np.uint64) + key
-    z = (z ^ (z >> _S30)) * _C1
-    z = (z ^ (z >> _S27)) * _C2
-    return z ^ (z >> _S31)
+    return mix_array(np.asarray(ids).astype(np.uint64) + np.uint64(seed_key(seed)[1]))

@@ -104,10 +104,10 @@ class Run:
     # --- memory -----------------------------------------------------------------------------
 
     def _charge(self, nbytes: int) -> None:
-        if nbytes >= self.device_budget and self.config.device_memory is None:  # the default budget is what is free now
-            where = "GPU" if self.backend == "cuda" else "host"
-            raise OutOfMemoryError(f"the vertex state of {self.graph.location} ({self.device_budget:,} bytes free, less a margin)", nbytes, where)
         if nbytes >= self.device_budget:
+            if self.config.device_memory is None:  # the default budget is what is free now
+                where = "GPU" if self.backend == "cuda" else "host"
+                raise OutOfMemoryError(f"the vertex state of {self.graph.location} ({self.device_budget:,} bytes free, less a margin)", nbytes, where)
             raise ValueError(f"device_memory ({self.device_budget:,} bytes) does not hold the vertex state ({nbytes:,} bytes) of {self.graph.location}")
         self.state_bytes = nbytes
 
