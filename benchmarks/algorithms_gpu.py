@@ -1,7 +1,7 @@
 """Every algorithm on the GPU, in GPU memory and out of core, against the baselines the
 algorithm-runtime issue and the five-algorithms issue name, side by side in one run.
 
-    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--sources 4] [--out DIR] [--emogi DIR]
+    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--regions resident share zero-copy] [--sources 4] [--out DIR] [--emogi DIR]
 
 The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
 random integer weights in [1, 64), built in csr and recoded; SCC gets the same Kronecker edges
@@ -164,6 +164,7 @@ def main() -> None:
         default=["bfs", "sssp", "sssp_dist", "cc", "pagerank", "scc", "mst", "mis", "color", "bc"],
         help="sssp_dist: SSSP without its parent pass (distances only, as EMOGI's)",
     )
+    p.add_argument("--regions", nargs="+", default=["resident", "share", "zero-copy"], choices=["resident", "share", "zero-copy"], help="share: the device budget at --share of the CSR size")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
     args = p.parse_args()
@@ -204,10 +205,11 @@ def main() -> None:
             for fmt, g in (directed if alg == "scc" else graphs).items():
                 graph_bytes = (chunk_bytes(g) if alg == "scc" else sizes[fmt]) + (weights_bytes if weighted else 0)
                 csr_bytes = chunk_bytes(directed["csr"]) if alg == "scc" else sizes["csr"] + (weights_bytes if weighted else 0)
-                regions = [("resident", {})]
+                regions = [("resident", {})] if "resident" in args.regions else []
                 state = calls[alg](g, sources[0]).stats["state_bytes"]
-                regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * csr_bytes) + (64 << 20), "host_memory": "100GiB"}))
-                if fmt == "csr":  # EMOGI's method: the vertex state and indptr on the device, no index arena or sidecar
+                if "share" in args.regions:
+                    regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * csr_bytes) + (64 << 20), "host_memory": "100GiB"}))
+                if fmt == "csr" and "zero-copy" in args.regions:  # EMOGI's method: the vertex state and indptr on the device, no index arena or sidecar
                     regions.append(("zero-copy", {"device_memory": state + fixed_bytes(g.n_vertices, g.chunks().n_chunks), "host_memory": "100GiB", "zero_copy": "always"}))
                 for region, budget in regions:
                     ms, wall, its = [], [], []
