@@ -6,7 +6,7 @@ algorithm-runtime issue and the five-algorithms issue name, side by side in one 
 The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
 random integer weights in [1, 64), built in csr and recoded; SCC gets the same Kronecker edges
 directed, with their reverse (built only when SCC is asked for). Betweenness centrality samples
-64 sources (seed 0). Baselines measured in the same run:
+``--bc-k`` sources (64; seed 0). Baselines measured in the same run:
 pinned host-to-device copy bandwidth and device-to-device copy bandwidth (the floors), a plain
 frontier Bellman-Ford in CuPy over the CSR arrays (SSSP in memory), and zero-copy CSR (every chunk
 read in place from pinned host memory) for the out-of-core rows. Times are CUDA-event medians
@@ -164,6 +164,7 @@ def main() -> None:
         default=["bfs", "sssp", "sssp_dist", "cc", "pagerank", "scc", "mst", "mis", "color", "bc"],
         help="sssp_dist: SSSP without its parent pass (distances only, as EMOGI's)",
     )
+    p.add_argument("--bc-k", type=int, default=64, help="betweenness centrality's sampled sources")
     p.add_argument("--regions", nargs="+", default=["resident", "share", "zero-copy"], choices=["resident", "share", "zero-copy"], help="share: the device budget at --share of the CSR size")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
@@ -190,7 +191,7 @@ def main() -> None:
             "mst": lambda g, s, **b: gt.minimum_spanning_tree(g, device="cuda", **b),
             "mis": lambda g, s, **b: gt.maximal_independent_set(g, seed=1, device="cuda", **b),
             "color": lambda g, s, **b: gt.greedy_color(g, seed=1, device="cuda", **b),
-            "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=64, seed=0, device="cuda", **b),
+            "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=args.bc_k, seed=0, device="cuda", **b),
         }
         directed = {}
         if "scc" in args.algorithms:
