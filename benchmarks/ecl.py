@@ -18,7 +18,7 @@ its timer (no transfer of the graph is timed, no warm-up run):
 - ECL-GC: ``runtime: S s``, CUDA events around its three kernels; it checks the colouring (exits
   nonzero where it fails, else ``result verification passed``) and prints ``colors used: N``.
   Priorities: higher degree first, ties by a hash; graphtier's greedy colouring breaks ties by its
-  seed, so the colour counts differ and are shown side by side.
+  seed, so the colourings differ: their colour counts are shown side by side.
 - ECL-MIS: ``compute time: S s``, CUDA events around its two kernels; ``elements in set: N``, then
   its check (exits nonzero where it fails). Priorities favour low degree: another set than
   graphtier's, sizes side by side.
