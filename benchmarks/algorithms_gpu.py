@@ -1,7 +1,7 @@
 """Every algorithm on the GPU, in GPU memory and out of core, against the baselines the
 algorithm-runtime issue and the five-algorithms issue name, side by side in one run.
 
-    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--regions resident share zero-copy] [--sources 4] [--out DIR] [--emogi DIR]
+    python benchmarks/algorithms_gpu.py [--scale 24] [--formats csr ef cgr] [--share 0.25] [--regions resident share zero-copy] [--sources 4] [--out DIR] [--emogi DIR] [--ecl DIR]
 
 The graph is Graph500 Kronecker (edge factor 16, symmetrized, self-loops removed) with seeded
 random integer weights in [1, 64), built in csr and recoded; SCC gets the same Kronecker edges
@@ -18,6 +18,13 @@ With ``--emogi DIR`` the same CSR (weights as uint32) and sources also run throu
 how they differ, what they print and which checks that allows). EMOGI is not in this repository:
 ``fetch`` github:illinois-impact/EMOGI and extract it into the git-ignored ``.peers/EMOGI``
 (``.peers/`` is in .git/info/exclude); the run compiles it with nvcc for sm_90 in the temp dir.
+
+With ``--ecl DIR`` the same graphs (SCC: the directed one; weights as int32) also run through the
+ECL codes of Burtscher's group, in GPU memory: rows of format ``ecl`` for color (ECL-GC), mis
+(ECL-MIS), scc (ECL-SCC) and mst (ECL-MST) where asked, beside graphtier's answers
+(benchmarks/ecl.py says what each times and prints, and which checks that allows). DIR holds
+ECL-Suite, ECL-SCC and ECL-MST, ``fetch``-ed from github:burtscher/ and extracted into the
+git-ignored ``.peers/``; the run compiles them with nvcc for sm_90 in the temp dir.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import ecl
 import emogi
 import numpy as np
 from harness import RESULTS_DIR, machine_info, print_table, write_results
@@ -149,9 +157,48 @@ def emogi_rows(peer: Path, scratch: Path, csr, name: str, sources: list[int], al
     return rows
 
 
-def main() -> None:
+def ecl_rows(peers: Path, scratch: Path, csr, dcsr, name: str, results: dict, repeat: int) -> list[dict]:
+    """The ECL codes on the same graphs (SCC: the directed one), per algorithm in ``results``
+    (graphtier's result of each), the median over ``repeat`` runs, one process each. ``result``:
+    the code's answer (colours, set size, SCCs, forest weight), beside ``graphtier``'s; ``checked``:
+    the code's own check passed; ``agrees``: scc's count and sizes of components, mst's weight
+    equal graphtier's. A code that fails gives a row with its ``error``, not the end of the run."""
     import cupy
 
+    cupy.get_default_memory_pool().free_all_blocks()  # the device memory the ECL processes will need
+    binaries = ecl.build(peers, scratch / "ecl", list(results))
+    egr = {alg: scratch / f"{name}-directed.egr" if alg == "scc" else scratch / f"{name}.egr" for alg in results}
+    if results.keys() - {"scc"}:  # one weighted file: ECL-GC and ECL-MIS read the weights and leave them
+        ecl.write_egr(scratch / f"{name}.egr", csr.indptr(), csr.edges()[:, 1], csr.group["weights"][:])
+    if "scc" in results:
+        ecl.write_egr(scratch / f"{name}-directed.egr", dcsr.indptr(), dcsr.edges()[:, 1])
+    answers = {"color": lambda r: r.n_colors, "mis": lambda r: r.size, "scc": lambda r: r.n_components, "mst": lambda r: int(r.total_weight)}  # integers: write_egr takes no others
+    rows = []
+    for alg, r in results.items():
+        row = {"graph": name, "algorithm": alg, "format": "ecl", "region": "resident"}
+        try:
+            runs = [ecl.run(binaries[alg], egr[alg], algorithm=alg) for _ in range(repeat)]
+        except RuntimeError as e:
+            print(e, flush=True)
+            rows.append(row | {"error": str(e).splitlines()[0]})
+            continue
+        found = sorted({run["result"] for run in runs})
+        row |= {"ms": round(statistics.median(run["ms"] for run in runs), 3), "result": found[0] if len(found) == 1 else found, "graphtier": answers[alg](r)}
+        if alg in ecl.PASSED:
+            row["checked"] = all(run["checked"] for run in runs)
+        if alg == "scc":
+            sizes, counts = np.unique(np.bincount(r.labels), return_counts=True)
+            row["agrees"] = all(run["result"] == r.n_components and run["sizes"] == dict(zip(sizes.tolist(), counts.tolist())) for run in runs)
+        elif alg == "mst":
+            row["agrees"] = found == [row["graphtier"]]
+        if row.get("agrees") is False or row.get("checked") is False:
+            print(f"ECL's {alg} fails its check or disagrees with graphtier's: {runs}", flush=True)
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
+def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--scale", type=int, default=24)
     p.add_argument("--formats", nargs="+", default=["csr", "ef", "cgr"])
@@ -168,7 +215,10 @@ def main() -> None:
     p.add_argument("--regions", nargs="+", default=["resident", "share", "zero-copy"], choices=["resident", "share", "zero-copy"], help="share: the device budget at --share of the CSR size")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     p.add_argument("--emogi", type=Path, metavar="DIR", help="EMOGI's source folder (e.g. .peers/EMOGI): also time EMOGI on the same graph and sources")
+    p.add_argument("--ecl", type=Path, metavar="DIR", help="the folder holding ECL-Suite, ECL-SCC and ECL-MST (e.g. .peers): also time the ECL codes on the same graphs")
     args = p.parse_args()
+    import cupy
+
     pcie, hbm = copy_gbps(True), copy_gbps(False)
     print(f"pinned host-to-device {pcie:.1f} GB/s, device-to-device {hbm:.0f} GB/s", flush=True)
     rows = []
@@ -193,13 +243,13 @@ def main() -> None:
             "color": lambda g, s, **b: gt.greedy_color(g, seed=1, device="cuda", **b),
             "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=args.bc_k, seed=0, device="cuda", **b),
         }
-        directed = {}
+        directed, dcsr = {}, None
         if "scc" in args.algorithms:
             edges = gt.generators.kronecker(args.scale, seed=0)
             dcsr = gt.build(edges, Path(d) / "directed-csr.gt", reverse=True, memory_budget="24GiB", progress=False)
             del edges
             directed = {f: dcsr if f == "csr" else gt.recode(dcsr, Path(d) / f"directed-{f}.gt", format=f) for f in args.formats}
-        reference = {}
+        reference, ecl_results = {}, {}
         for alg in args.algorithms:
             per_source = alg in ("bfs", "sssp", "sssp_dist")
             weighted = alg.startswith("sssp") or alg == "mst"
@@ -226,6 +276,8 @@ def main() -> None:
                             assert np.allclose(values, reference[key], rtol=1e-9, atol=0), f"{alg} {fmt} {region}: centralities differ"
                         else:
                             assert np.array_equal(values, reference[key]), f"{alg} {fmt} {region}: results differ from resident csr's"
+                        if args.ecl and alg in ecl.PROGRAMS:
+                            ecl_results.setdefault(alg, r)
                         ms.append(m)
                         wall.append(wl)
                         its.append(len(r.stats["iterations"]))
@@ -266,13 +318,38 @@ def main() -> None:
             print(rows[-1], flush=True)
         if args.emogi:
             rows += emogi_rows(args.emogi, Path(d), csr, name, sources, args.algorithms, args.repeat, reference)
+        if ecl_results:
+            rows += ecl_rows(args.ecl, Path(d), csr, dcsr, name, ecl_results, args.repeat)
     machine = machine_info()
     meta = {"command": " ".join(sys.argv), "pinned_h2d_gbps": round(pcie, 1), "d2d_gbps": round(hbm, 1), "timing": "CUDA events, median after a warm-up", "machine": machine}
     if args.emogi:
         meta["emogi"] = f"{args.emogi}: -t {emogi.COALESCE_CHUNK}, -m {emogi.MEMORY['gpu']} (resident) or {emogi.MEMORY['zerocopy']} (zero-copy), one process a run, no warm-up run"
+    if args.ecl:
+        meta["ecl"] = f"{args.ecl}: {', '.join(source for source, _ in ecl.PROGRAMS.values())}, {' '.join(ecl.NVCC)}, one process a run, no warm-up run"
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
     json_path, md_path = write_results(f"algorithms_gpu-{gpu}", rows, meta, out_dir=args.out)
-    print_table(rows, ["algorithm", "format", "region", "ms", "wall_ms", "iterations", "h2d_mb", "ms_per_iteration", "hbm_floor_ms", "pcie_share", "rounds", "transfer_ms", "agrees"])
+    print_table(
+        rows,
+        [
+            "algorithm",
+            "format",
+            "region",
+            "ms",
+            "wall_ms",
+            "iterations",
+            "h2d_mb",
+            "ms_per_iteration",
+            "hbm_floor_ms",
+            "pcie_share",
+            "rounds",
+            "transfer_ms",
+            "result",
+            "graphtier",
+            "checked",
+            "agrees",
+            "error",
+        ],
+    )
     print(f"\nwrote {json_path} and {md_path}")
 
 
