@@ -261,7 +261,8 @@ def main() -> None:
                 if "share" in args.regions:
                     regions.append((f"{args.share:.0%} of csr", {"device_memory": state + int(args.share * csr_bytes) + (64 << 20), "host_memory": "100GiB"}))
                 if fmt == "csr" and "zero-copy" in args.regions:  # EMOGI's method: the vertex state and indptr on the device, no index arena or sidecar
-                    regions.append(("zero-copy", {"device_memory": state + fixed_bytes(g.n_vertices, g.chunks().n_chunks), "host_memory": "100GiB", "zero_copy": "always"}))
+                    fixed = sum(fixed_bytes(g.n_vertices, g.chunks(reverse=r).n_chunks) for r in ((False, True) if alg == "scc" else (False,)))  # SCC reads both directions
+                    regions.append(("zero-copy", {"device_memory": state + fixed, "host_memory": "100GiB", "zero_copy": "always"}))
                 for region, budget in regions:
                     ms, wall, its = [], [], []
                     for s in sources if per_source else sources[:1]:
