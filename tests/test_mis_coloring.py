@@ -12,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import graphtier as gt
+from graphtier.algorithms import coloring
 from graphtier.algorithms.priority import priorities_of
 from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
@@ -99,8 +100,9 @@ def greedy_colors(g: gt.Graph, m: sp.csr_matrix, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_every_format_against_the_oracles(graphs, fmt):
+def test_every_format_against_the_oracles(graphs, fmt, monkeypatch):
     g = graphs[fmt]
+    monkeypatch.setitem(coloring.SHORTCUT, "cpu", fmt in ("csr", "ef"))  # the GPU's rounds too, on half the formats
     m = neighbours(g)
     mis = gt.maximal_independent_set(g, seed=7, device="cpu")
     check_mis(m, mis)
@@ -133,11 +135,13 @@ def slot_bytes(g: gt.Graph, reverse: bool = False) -> int:
     return max(unit_bytes(h.total_bytes, h.payload_start, h.n_edges, False) for h in chunks.headers(range(chunks.n_chunks)))
 
 
-def test_same_results_under_every_budget(graphs):
+def test_same_results_under_every_budget(graphs, monkeypatch):
     """From two chunk slots per graph read (and as many host slots) to all-resident, under every
     zero-copy policy: identical results, the device budget kept, and the smallest budgets below
-    what the resident graph takes (cgr, whose walks differ most from the others')."""
+    what the resident graph takes (cgr, whose walks differ most from the others'; colouring's
+    rounds as the GPU's, with the shortcut's pulls)."""
     g = graphs["cgr"]
+    monkeypatch.setitem(coloring.SHORTCUT, "cpu", True)
     runs = {"mis": lambda **b: gt.maximal_independent_set(g, seed=3, device="cpu", **b), "color": lambda **b: gt.greedy_color(g, seed=3, device="cpu", **b)}
     slot = max(slot_bytes(g), slot_bytes(g, True) if g.has_reverse else 0)
     n = g.chunks().n_chunks
@@ -173,9 +177,10 @@ def test_results_follow_the_input_ids_whatever_the_store_order(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["csr", "cgr"])
-def test_more_colours_than_a_window(tmp_path, fmt):
+def test_more_colours_than_a_window(tmp_path, fmt, monkeypatch):
     """A clique of 80 needs 80 colours: vertices past the first 64 move their window and read their
-    neighbours' colours again."""
+    neighbours' colours again (with the shortcut's tests on csr)."""
+    monkeypatch.setitem(coloring.SHORTCUT, "cpu", fmt == "csr")
     g = gt.build(clique(80), tmp_path / "k.gt", symmetrize=True, format=fmt, chunk_edges=CHUNK_EDGES, progress=False)
     m = neighbours(g)
     r = gt.greedy_color(g, seed=4, device="cpu")

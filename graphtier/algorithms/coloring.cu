@@ -1,11 +1,14 @@
 // Greedy colouring's functors on the GPU (graphtier/algorithms/coloring.py has the driver and the
-// CPU functors): bits OR-ed into 64-colour windows and counts decremented with atomics, so the
-// colours do not depend on the order threads run in.
+// CPU functors): tests read only what the round's start left, bits are OR-ed into 64-colour windows
+// and counts decremented with atomics, so the colours do not depend on the order threads run in.
 #include "runtime.cuh"
 #include "priority.cuh"
 
-constexpr u32 NONE = 0xFFFFFFFFu;  // not coloured yet
-constexpr u64 FULL = ~0ull;        // a window whose 64 colours are all taken
+typedef unsigned char u8;
+
+constexpr u32 NONE = 0xFFFFFFFFu;     // not coloured yet
+constexpr u64 FULL = ~0ull;           // a window whose 64 colours are all taken
+constexpr u8 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
 
 // Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority.
 __device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const i64* out_ptr, const i64* in_ptr) {
@@ -14,24 +17,67 @@ __device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const i64*
     return da > db || (da == db && prio[a] > prio[b]);
 }
 
-struct Ready {
+// Whether uncoloured u may end with colour c: not below its smallest free colour, not taken by a
+// higher neighbour, not beyond its (pending + 1)-th free one; beyond its window, unknown.
+__device__ __forceinline__ bool may_take(u32 u, i64 c, const u64* used, const u32* window, const u32* pending) {
+    i64 base = i64(window[u]) * 64;
+    u64 free = ~used[u];
+    if (free == 0) return c >= base + 64;
+    if (c < base + __ffsll(free) - 1 || (c < base + 64 && (used[u] >> (c - base)) & 1)) return false;
+    if (pending[u] >= u32(__popcll(free))) return true;
+    for (u32 i = 0; i < pending[u]; i++) free &= free - 1;  // the free colours its uncoloured higher neighbours may take
+    return c <= base + __ffsll(free) - 1;
+}
+
+struct Block {  // pull: the first uncoloured higher neighbour that may take v's smallest free colour
+    const u64* prio;
+    const i64* out_ptr;
+    const i64* in_ptr;
+    const u32* colors;
+    const u64* used;
+    const u32* window;
     const u32* pending;
-    __device__ bool operator()(u32 v) const { return pending[v] == 0; }
+    u8* mark;
+    __device__ bool wanted(u32 v) const { return colors[v] == NONE && mark[v] != BLOCKED && used[v] != FULL; }
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        if (u == v || colors[u] != NONE || !higher(u, v, prio, out_ptr, in_ptr)) return false;
+        return may_take(u, i64(window[v]) * 64 + __ffsll(~used[v]) - 1, used, window, pending);
+    }
+    __device__ void adopt(u32 v, u32) const { mark[v] = BLOCKED; }
 };
 
-struct Pick {  // the smallest free colour of v's window, or (full) the next window: v reads again
+struct Pick {  // not blocked: the smallest free colour; a full window moves on instead (v reads again)
     u32* colors;
     u64* used;
     u32* window;
+    u8* mark;
+    const u32* pending;
+    i64 tested;  // by Block; else uncoloured higher neighbours block
     __device__ bool operator()(u32 v) const {
+        if (colors[v] != NONE) return false;
         if (used[v] == FULL) {
             window[v] += 1;
             used[v] = 0;
-            return true;
+            mark[v] = MOVED;
+            return false;
         }
+        bool blocked = mark[v] == BLOCKED || (!tested && pending[v] != 0);
+        mark[v] = 0;
+        if (blocked) return false;
         colors[v] = window[v] * 64 + u32(__ffsll(~used[v]) - 1);
-        return false;
+        return true;
     }
+};
+
+struct WindowMoved {
+    const u8* mark;
+    __device__ bool operator()(u32 v) const { return mark[v] == MOVED; }
+};
+
+struct Touched {  // pushed to this round and still uncoloured, unless queued already for a moved window
+    const u32* colors;
+    const u8* mark;
+    __device__ bool operator()(u32 v) const { return colors[v] == NONE && mark[v] != MOVED; }
 };
 
 struct Reread {  // u's window moved: its higher neighbours' colours in it
@@ -42,29 +88,34 @@ struct Reread {  // u's window moved: its higher neighbours' colours in it
     u64* used;
     const u32* window;
     __device__ bool operator()(u32 u, u32 v, Edge) const {
-        if (v != u && higher(v, u, prio, out_ptr, in_ptr) && colors[v] / 64 == window[u]) atomicOr(used + u, 1ull << (colors[v] % 64));
+        u32 c = colors[v];
+        if (v != u && c != NONE && higher(v, u, prio, out_ptr, in_ptr) && c / 64 == window[u]) atomicOr(used + u, 1ull << (c % 64));
         return false;
     }
 };
 
-struct Push {  // along an edge from v to a lower u: delta to what u waits for (+1 first, -1 once v is coloured), v's colour
+struct Push {  // along an edge from v to a lower u: delta to u's uncoloured higher neighbours (+1 first, -1 once v is coloured), v's colour; queues u then
     const u64* prio;
     const i64* out_ptr;
     const i64* in_ptr;
     const u32* colors;
     u64* used;
+    const u32* window;
     u32* pending;
     i64 delta;
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         u32 c = colors[v];
-        if (u == v || (delta < 0 && c == NONE) || !higher(v, u, prio, out_ptr, in_ptr)) return false;
-        if (c < 64) atomicOr(used + u, 1ull << c);
-        return atomicAdd(pending + u, u32(delta)) + u32(delta) == 0 && delta < 0;
+        if (u == v || !higher(v, u, prio, out_ptr, in_ptr)) return false;
+        if (c != NONE && c / 64 == window[u]) atomicOr(used + u, 1ull << (c % 64));
+        atomicAdd(pending + u, u32(delta));
+        return delta < 0 && colors[u] == NONE;
     }
 };
 
 INSTANTIATE(COMPUTE, Priority)
 INSTANTIATE(ADVANCE, Push)
-INSTANTIATE(FILTER, Ready)
+INSTANTIATE(PULL, Block)
 INSTANTIATE(FILTER, Pick)
+INSTANTIATE(FILTER, WindowMoved)
 INSTANTIATE(ADVANCE, Reread)
+INSTANTIATE(FILTER, Touched)
