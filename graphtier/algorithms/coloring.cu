@@ -9,6 +9,7 @@ typedef unsigned char u8;
 constexpr u32 NONE = 0xFFFFFFFFu;     // not coloured yet
 constexpr u64 FULL = ~0ull;           // a window whose 64 colours are all taken
 constexpr u8 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
+constexpr u32 LIMIT = 32;             // coloring.py's: the most uncoloured higher neighbours of a vertex tested
 
 // Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority.
 __device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const i64* out_ptr, const i64* in_ptr) {
@@ -38,7 +39,7 @@ struct Block {  // pull: the first uncoloured higher neighbour that may take v's
     const u32* window;
     const u32* pending;
     u8* mark;
-    __device__ bool wanted(u32 v) const { return colors[v] == NONE && mark[v] != BLOCKED && used[v] != FULL; }
+    __device__ bool wanted(u32 v) const { return colors[v] == NONE && mark[v] != BLOCKED && used[v] != FULL && pending[v] > 0 && pending[v] <= LIMIT; }
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         if (u == v || colors[u] != NONE || !higher(u, v, prio, out_ptr, in_ptr)) return false;
         return may_take(u, i64(window[v]) * 64 + __ffsll(~used[v]) - 1, used, window, pending);
@@ -52,7 +53,7 @@ struct Pick {  // not blocked: the smallest free colour; a full window moves on 
     u32* window;
     u8* mark;
     const u32* pending;
-    i64 tested;  // by Block; else uncoloured higher neighbours block
+    i64 limit;  // more uncoloured higher neighbours block untested (0: no tests)
     __device__ bool operator()(u32 v) const {
         if (colors[v] != NONE) return false;
         if (used[v] == FULL) {
@@ -61,7 +62,7 @@ struct Pick {  // not blocked: the smallest free colour; a full window moves on 
             mark[v] = MOVED;
             return false;
         }
-        bool blocked = mark[v] == BLOCKED || (!tested && pending[v] != 0);
+        bool blocked = mark[v] == BLOCKED || pending[v] > u32(limit);
         mark[v] = 0;
         if (blocked) return false;
         colors[v] = window[v] * 64 + u32(__ffsll(~used[v]) - 1);

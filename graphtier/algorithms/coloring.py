@@ -42,6 +42,7 @@ FULL = np.uint64(0xFFFFFFFFFFFFFFFF)  # a window whose 64 colours are all taken
 ONE = np.uint64(1)
 BLOCKED, MOVED = 1, 2  # a vertex's mark within a round: a higher neighbour may take its colour; its window moved
 SHORTCUT = {"cpu": False, "cuda": True}  # per backend: fewer rounds for more edges read, worth it where a round costs kernel launches
+LIMIT = 32  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
 
 
 @cpu(inline="always")
@@ -80,9 +81,10 @@ def may_take(u, c, used, window, pending):
 
 @cpu
 def unsettled(v, s):
-    """Uncoloured, not yet found blocked, its window not full. ``s``: (priorities, out indptr, in
-    indptr, colors, used, window, pending, mark)."""
-    return s[3][v] == NONE and s[7][v] != BLOCKED and s[4][v] != FULL
+    """Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours
+    but no more than ``LIMIT``. ``s``: (priorities, out indptr, in indptr, colors, used, window,
+    pending, mark)."""
+    return s[3][v] == NONE and s[7][v] != BLOCKED and s[4][v] != FULL and 0 < s[6][v] <= LIMIT
 
 
 @cpu
@@ -102,9 +104,9 @@ def wait(v, u, s):
 @cpu
 def pick(v, s):
     """An uncoloured vertex not blocked takes its smallest free colour (True); a full window moves
-    on instead (marked: v reads its neighbours again). Without the shortcut's tests, a vertex with
-    uncoloured higher neighbours is blocked. ``s``: (colors, used, window, mark, pending, tested)."""
-    colors, used, window, mark, pending, tested = s
+    on instead (marked: v reads its neighbours again). A vertex with more than ``limit`` uncoloured
+    higher neighbours is blocked untested (0: without the shortcut). ``s``: (colors, used, window, mark, pending, limit)."""
+    colors, used, window, mark, pending, limit = s
     if colors[v] != NONE:
         return False
     if used[v] == FULL:
@@ -112,7 +114,7 @@ def pick(v, s):
         used[v] = 0
         mark[v] = MOVED
         return False
-    blocked = mark[v] == BLOCKED or (not tested and pending[v] != 0)
+    blocked = mark[v] == BLOCKED or pending[v] > limit
     mark[v] = 0
     if blocked:
         return False
@@ -207,11 +209,11 @@ class Coloring(Algorithm):
         todo = ALL if len(run.iterations) == 1 else fr.current
         colouring = (s["colors"], s["used"], s["window"])
         q["picked"].row.fill(0)
-        tested = SHORTCUT[run.backend]
-        for name in self.lists if tested else ():
+        limit = LIMIT if SHORTCUT[run.backend] else 0
+        for name in self.lists if limit else ():
             run.pull(BLOCK, *self._order(run), *colouring, s["pending"], s["mark"], edges=name, input=todo, output=q["picked"])
         q["picked"].row.fill(0)
-        run.filter(PICK, *colouring, s["mark"], s["pending"], tested, input=todo, output=q["picked"])
+        run.filter(PICK, *colouring, s["mark"], s["pending"], limit, input=todo, output=q["picked"])
         run.filter(WINDOW_MOVED, s["mark"], input=todo)  # tested again next round, after reading their new windows
         for name in self.lists:
             run.advance(REREAD, *self._order(run), *colouring, edges=name, input=fr.next, output=q["touched"])
