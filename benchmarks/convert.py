@@ -27,10 +27,10 @@ def main() -> None:
     args = p.parse_args()
 
     import numpy as np
-    from dask.utils import format_bytes, parse_bytes
     from harness import machine_info, print_table, write_results
 
     from graphtier.partition.export import write_text_edges
+    from graphtier.tiering.budget import parse_size
 
     n_edges = int(args.edges)
     scale = 24
@@ -66,8 +66,8 @@ def main() -> None:
             "M_edges_per_s": round(n_edges / result["seconds"] / 1e6, 2),
             "command_seconds": round(wall, 2),
             "M_edges_per_s_command": round(n_edges / wall / 1e6, 2),
-            "peak_rss": format_bytes(peak),
-            "peak_rss_over_budget": round(peak / parse_bytes(args.memory_budget), 2),
+            "peak_rss": f"{peak / 2**30:.2f} GiB",
+            "peak_rss_over_budget": round(peak / parse_size(args.memory_budget), 2),
         }
     ]
     meta = {"command": " ".join(sys.argv), "generate_text_seconds": t_write, "machine": machine_info()}

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import zarr
-from dask.utils import parse_bytes
 
 from .. import store as schema
 from .._version import __version__
@@ -18,6 +17,7 @@ from ..errors import EmptyGraphError
 from ..partition.order import ORDERS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
+from ..tiering.budget import parse_size
 from ..tiering.resident import validated, validated_weights
 from .graph import Graph
 from .graph import open as open_graph
@@ -67,7 +67,7 @@ def build(
         raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
     if not 1 <= chunk_edges <= (1 << 31):
         raise ValueError(f"chunk_edges must be in [1, 2**31], got {chunk_edges}")
-    budget = default_memory_budget() if memory_budget is None else parse_bytes(memory_budget)
+    budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     if reverse:
         budget //= 2  # the forward and reverse sorts hold their buffers at the same time
     progress = sys.stderr.isatty() if progress is None else progress
