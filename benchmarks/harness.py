@@ -51,9 +51,13 @@ def time_it(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> di
     return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times)}
 
 
+TIMES = ("ms", "graphtier_ms", "seconds")  # the column a results chart draws, the first rows have
+
+
 def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR) -> tuple[Path, Path]:
-    """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it;
-    ``-2``, ``-3``... after the host where a run of the same day is there already (kept)."""
+    """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it,
+    and where matplotlib is installed a chart of the rows' times (``.png``); ``-2``, ``-3``...
+    after the host where a run of the same day is there already (kept)."""
     machine = meta.get("machine") or machine_info()
     meta = {**meta, "machine": machine}
     host = re.sub(r"[^A-Za-z0-9_.-]", "_", machine["host"])
@@ -69,7 +73,34 @@ def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path =
     where = f"{machine['date']} on {host}: {machine['cpu']}, GPU {machine['gpu']}"
     header = [f"# {name}", "", where, ""]
     md_path.write_text("\n".join(header + _table(rows, _columns(rows))) + "\n")
+    _chart(rows, f"{name}, {where}", stem.with_suffix(".png"))
     return json_path, md_path
+
+
+def _chart(rows: list[dict], title: str, path: Path) -> None:
+    """One bar per row, labelled by its text columns; nothing without matplotlib or times."""
+    value = next((k for k in TIMES if any(isinstance(r.get(k), int | float) for r in rows)), None)
+    if value is None:
+        return
+    try:
+        import matplotlib
+    except ImportError:
+        return
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    drawn = [r for r in rows if isinstance(r.get(value), int | float)]
+    labels = [" ".join(str(v) for k, v in r.items() if isinstance(v, str) and len(v) < 40) for r in drawn]
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.28 * len(drawn)))
+    ax.barh(range(len(drawn)), [r[value] for r in drawn], color="tab:blue")
+    ax.set_yticks(range(len(drawn)), labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{value} (log scale)")
+    ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def print_table(rows: list[dict], columns: list[str] | None = None) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 import graphtier as gt
 
-from . import temps
+from . import plot, temps
 from .codecs import FORMATS
 from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
@@ -202,6 +202,8 @@ def _report(args, result, column: str | None, payload: dict, text: str) -> None:
         _save(result, column, args.out)
     if args.stats_json:
         _write_json(args.stats_json, s)
+    if args.plot:
+        plot.timeline([{**s, "algorithm": args.command}], args.plot)
     summary = {k: s[k] for k in ("device", "format", "seconds") if k in s}
     plural = "edges" if not column else f"{column[:-1]}ies" if column.endswith("y") else f"{column}s"
     where = f"; {plural} in {args.out}" if args.out else ""
@@ -282,6 +284,16 @@ def cmd_bc(args) -> None:
     value = float(r.centrality[top]) if top >= 0 else 0.0
     sources = g.n_vertices if r.sources is None else len(r.sources)
     _report(args, r, "centrality", {"sources": sources, "top_vertex": vertex, "top_centrality": value}, f"betweenness centrality from {sources:,} sources: top vertex {vertex} ({value:g})")
+
+
+def cmd_plot(args) -> None:
+    source = Path(args.input)
+    if source.is_file() and source.suffix.lower() == ".json":
+        runs = plot.load_stats(source)
+        drawn, what = plot.timeline(runs, args.output), f"the timeline of {len(runs)} run{'s' * (len(runs) > 1)}"
+    else:
+        drawn, what = plot.store(gt.open(args.input), args.output), f"{args.input}'s degrees and bits per edge"
+    _emit(args, {"input": args.input, "output": str(drawn)}, f"drew {what} in {drawn}")
 
 
 def cmd_demo(args) -> None:
@@ -386,6 +398,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
         sp.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
         sp.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
+        sp.add_argument("--plot", metavar="PNG", help="draw the run's per-iteration transfer and compute timeline (needs matplotlib)")
         return sp
 
     bfs = algorithm("bfs", cmd_bfs, "breadth-first search from one source", "distances (int32, -1 unreachable)")
@@ -420,6 +433,10 @@ def _parser() -> argparse.ArgumentParser:
     bc.add_argument("--seed", type=int, default=None, help="the sampling's seed (networkx's; default: unseeded)")
     bc.add_argument("--no-normalized", action="store_true", help="the sums scaled to every pair, not divided by the pairs (networkx's normalized=False)")
     bc.add_argument("--endpoints", action="store_true", help="count each path's endpoints too")
+
+    pic = command("plot", cmd_plot, "draw a run's timeline (from --stats-json) or a store's degrees and bits per edge, as a PNG")
+    pic.add_argument("input", help="a stats JSON file written by --stats-json, or a store")
+    pic.add_argument("-o", "--output", required=True, help="the PNG to write")
 
     demo = command("demo", cmd_demo, "generate a Kronecker graph, build a store, run BFS and summarize")
     demo.add_argument("--scale", type=int, default=18)
@@ -474,6 +491,9 @@ def _run(args) -> int:
         print(f"graphtier: {e}", file=sys.stderr)
         return EXIT_STORE
     except (ValueError, NotImplementedError, DeviceError, gt.ConvergenceError) as e:
+        print(f"graphtier: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:  # an optional dependency (matplotlib, pyarrow, ...) that is not installed
         print(f"graphtier: {e}", file=sys.stderr)
         return 2
     except MemoryError as e:  # a query's OutOfMemoryError names the allocation; any other is NumPy's or CuPy's own

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -134,20 +133,27 @@ def test_bfs_bad_memory_size_exits_2(streamed, capsys):
     assert e.value.code == 2 and "--device-memory" in err and "'lots'" in err
 
 
-def test_plot_timeline(streamed, tmp_path, capsys):
+def test_plot(streamed, tmp_path, capsys):
+    """``--plot`` draws a run's timeline; ``graphtier plot`` draws one from ``--stats-json`` (as
+    written, or a list of results holding "stats", the benchmarks' layout) and a store's picture;
+    input that is neither is refused with a message, the PNG not written."""
     pytest.importorskip("matplotlib")
     store, source = streamed
-    stats = tmp_path / "stats.json"
-    assert run(capsys, "bfs", store, "--source", source, *BUDGETS, "--stats-json", stats)[0] == 0
-    wrapped = tmp_path / "results.json"  # the benchmarks' layout: a list of results holding "stats"
+    stats, drawn = tmp_path / "stats.json", tmp_path / "run.png"
+    assert run(capsys, "bfs", store, "--source", source, *BUDGETS, "--stats-json", stats, "--plot", drawn)[0] == 0
+    wrapped = tmp_path / "results.json"
     wrapped.write_text(json.dumps([{"stats": json.loads(stats.read_text())}]))
-    spec = importlib.util.spec_from_file_location("plot_timeline", Path(__file__).parents[1] / "benchmarks" / "plot_timeline.py")
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
-    for src in (stats, wrapped):
-        png = tmp_path / f"{src.stem}.png"
-        plot.main([str(src), "-o", str(png)])
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+    pngs = [drawn]
+    for i, src in enumerate((stats, wrapped, store)):
+        png = tmp_path / f"{i}.png"
+        code, out, _ = run(capsys, "plot", src, "-o", png, "--json")
+        assert code == 0 and json.loads(out)["output"] == str(png)
+        pngs.append(png)
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 1000 for p in pngs)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rows": []}')
+    code, _, err = run(capsys, "plot", bad, "-o", tmp_path / "bad.png")
+    assert code == 2 and "bad.json" in err and "--stats-json" in err and not (tmp_path / "bad.png").exists()
 
 
 def test_mis_and_color(streamed, tmp_path, capsys):

@@ -34,6 +34,11 @@ def test_write_results_and_print_table(tmp_path, capsys):
     again = harness.write_results("smoke", rows[:1], {"note": "again"}, out_dir=tmp_path)  # the same day: kept beside it
     assert again[0] == json_path.with_name(json_path.stem + "-2.json") and json.loads(json_path.read_text())["meta"]["note"] == "test"
 
+    assert not json_path.with_suffix(".png").exists()  # no time column to chart
+    if importlib.util.find_spec("matplotlib"):
+        timed = harness.write_results("timed", [{"algorithm": "bfs", "format": "ef", "ms": 2.5}, {"algorithm": "bfs", "format": "csr", "ms": 3.5}], {}, out_dir=tmp_path)
+        assert timed[0].with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
     harness.print_table(rows, ["graph", "levels"])
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "| graph  | levels |" and out[3] == "| grid   | 38     |"
