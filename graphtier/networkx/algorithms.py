@@ -229,8 +229,8 @@ def _sssp_check(G, source=None, cutoff=None, weight="weight") -> str | None:
 def _weighted_lengths(G: Graph, v: int, cutoff, weight) -> dict:
     """networkx's Dijkstra and Bellman-Ford lengths: the source at int 0, then sums of the weights,
     ints where every weight is one (networkx adds the attributes' own values)."""
-    store = G.stored(weight)
-    dist = engine.sssp(store, v, weight=weight is not None and store.weighted, predecessors=False, config=config()).distances
+    store, weighted = G.stored(weight)
+    dist = engine.sssp(store, v, weight=weighted, predecessors=False, config=config()).distances
     keep = np.isfinite(dist) & (dist <= (INF if cutoff is None else cutoff))
     keep[v] = True
     lengths = _lengths(G, dist, keep, weight is None or G.weight_facts(weight).integers)
@@ -277,9 +277,9 @@ def pagerank(G: Graph, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-
             raise ZeroDivisionError
     if max_iter < 1:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    store = G.stored(weight, reverse=True)
+    store, weighted = G.stored(weight, reverse=True)
     try:
-        ranks = engine.pagerank(store, alpha=alpha, tol=tol, max_iter=max_iter, personalization=p, weight=True if weight is not None and store.weighted else None, config=config()).ranks
+        ranks = engine.pagerank(store, alpha=alpha, tol=tol, max_iter=max_iter, personalization=p, weight=True if weighted else None, config=config()).ranks
     except ConvergenceError:
         raise nx.PowerIterationFailedConvergence(max_iter) from None
     return dict(zip(G.nodes, ranks.tolist()))
@@ -411,8 +411,8 @@ def _tree_check(G, weight="weight", algorithm="kruskal", ignore_nan=False) -> st
 
 def _forest(G: Graph, weight, data: bool) -> Iterator[tuple]:
     """The forest's edges in Kruskal's order, each as ``G.edges()`` names it (earlier node first)."""
-    store = G.stored(weight)
-    forest = engine.minimum_spanning_tree(store, weight=weight is not None and store.weighted, config=config())
+    store, weighted = G.stored(weight)
+    forest = engine.minimum_spanning_tree(store, weight=weighted, config=config())
     order = np.lexsort((forest.destinations, forest.sources, forest.weights))
     u, v = forest.sources[order], forest.destinations[order]
     nodes = G.nodes

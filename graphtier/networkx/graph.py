@@ -103,7 +103,9 @@ def weight_facts(G: nx.Graph, attr: str, default=1) -> WeightFacts:
 
 class Graph:
     """A networkx graph as graphtier holds it: ``store`` (a ``graphtier.Graph``), ``nodes`` (vertex i is
-    ``nodes[i]``). Made by ``from_networkx`` or ``from_store``; the store goes when the graph does."""
+    ``nodes[i]``), ``weight`` (the edge attribute its weights come from), ``attributes`` (every edge
+    attribute's name: under any other, every edge weighs 1). Made by ``from_networkx`` or
+    ``from_store``; the stores it made go when it does."""
 
     __networkx_backend__ = "graphtier"
 
@@ -114,6 +116,7 @@ class Graph:
         *,
         directed: bool,
         weight: str | None = None,
+        attributes: frozenset = frozenset(),
         facts: dict[str, WeightFacts] | None = None,
         positions: np.ndarray | None = None,
         edge_data: list[dict] | None = None,
@@ -126,6 +129,7 @@ class Graph:
         self.nodes = nodes
         self.directed = directed
         self.weight = weight
+        self.attributes = attributes
         self.facts = facts or {}
         self.positions = positions
         self.edge_data = edge_data
@@ -199,9 +203,11 @@ class Graph:
         return np.bincount(src, minlength=len(self.nodes)) + np.bincount(src[src == dst], minlength=len(self.nodes))
 
     def weights(self, attr: str) -> np.ndarray:
-        """The weights under ``attr`` in store order (float32 as stored; 1 where an edge lacks it)."""
-        if attr == self.weight:
-            return self.store.group["weights"][:] if self.store.weighted else np.ones(self.store.n_edges, np.int64)
+        """The weights under ``attr`` in store order (float32 as stored; int 1 where an edge lacks it)."""
+        if attr == self.weight and self.store.weighted:
+            return self.store.group["weights"][:]
+        if attr == self.weight or attr not in self.attributes:
+            return np.ones(self.store.n_edges, np.int64)
         if self.edge_data is None:
             raise ValueError(self.can_weigh(attr))
         return np.array([d.get(attr, 1) for d in self.edge_data], np.float32)
@@ -223,34 +229,35 @@ class Graph:
 
     def can_weigh(self, attr: str | None) -> str | None:
         """Why this graph cannot give weights under ``attr``, or None."""
-        if attr is None or attr == self.weight or self.edge_data is not None:
+        if attr is None or attr == self.weight or attr not in self.attributes or self.edge_data is not None:
             return None
         return f"the graph was converted with weights from {self.weight!r}, not {attr!r}, and without its edge attributes"
 
     def weight_facts(self, attr: str) -> WeightFacts:
         if attr not in self.facts:
             src, dst = self.edge_arrays()
-            values = self.weights(attr).tolist() if self.edge_data is None else [d.get(attr, 1) for d in self.edge_data]
+            values = [d.get(attr, 1) for d in self.edge_data] if self.edge_data is not None else self.weights(attr).tolist()
             self.facts[attr] = WeightFacts(values, src == dst)
         return self.facts[attr]
 
-    def stored(self, weight: str | None = None, *, reverse: bool = False) -> engine.Graph:
-        """A store with weights from ``weight`` (None: any, the algorithm then reads none) and, on a
-        directed graph where ``reverse`` asks, its reverse graph: the base store, or one built once
-        from the same edges and the kept attributes."""
-        reverse = reverse and self.directed
+    def stored(self, weight: str | None = None, *, reverse: bool = False) -> tuple[engine.Graph, bool]:
+        """(a store, whether to read its weights) for weights from ``weight`` (None, or an attribute
+        under which every edge weighs 1: any store, read without weights) with, on a directed graph
+        where ``reverse`` asks, its reverse graph: the base store, or one built once from the same
+        edges and the kept attributes."""
+        reads = weight is not None and not self.weight_facts(weight).ones
+        key, reverse = (weight if reads else None), reverse and self.directed
         for (w, r), store in [((self.weight, self.store.has_reverse), self.store), *self._variants.items()]:
-            if weight in (None, w) and (r or not reverse):
-                return store
+            if key in (None, w) and (r or not reverse):
+                return store, reads
         src, dst = self.edge_arrays()
-        w = None if weight is None else self.weights(weight)
-        store = _build(src, dst, None if w is None or (w == 1).all() else w, len(self.nodes), directed=self.directed, reverse=reverse)
-        self._variants[weight, reverse] = self._own(store)
-        return store
+        store = _build(src, dst, self.weights(weight) if reads else None, len(self.nodes), directed=self.directed, reverse=reverse)
+        self._variants[key, reverse] = self._own(store)
+        return store, reads
 
     def with_reverse(self) -> engine.Graph:
         """A store that holds the reverse graph where the graph is directed (SCC pulls over in-edges)."""
-        return self.stored(None, reverse=True)
+        return self.stored(None, reverse=True)[0]
 
     def by_priority(self) -> tuple[engine.Graph, np.ndarray]:
         """(a store of the same edges whose vertices graphtier's seed-0 priorities rank in node order,
@@ -363,10 +370,8 @@ def from_networkx(
     order = np.lexsort((dst, src))  # the store's order; positions are each edge's place in adj[u]
     positions = (np.arange(len(dst)) - starts[src])[order]
     src, dst = src[order], dst[order]
-    data = None
-    if weight is not None or preserve_edge_attrs:
-        data = [d for u in nodes for d in adj[u].values()]
-        data = [data[i] for i in order.tolist()]
+    data = [d for u in nodes for d in adj[u].values()]
+    data = [data[i] for i in order.tolist()]
     facts, w = {}, None
     if weight is not None:
         values = [d.get(weight, default) for d in data]
@@ -381,6 +386,7 @@ def from_networkx(
         nodes,
         directed=G.is_directed(),
         weight=weight,
+        attributes=frozenset().union(*data),
         facts=facts,
         positions=positions,
         edge_data=data if preserve_edge_attrs else None,
@@ -430,4 +436,4 @@ def from_store(store: engine.Graph, *, weight: str = "weight") -> Graph:
     if store.perm is not None:
         raise ValueError(f"{store.location} renumbered its vertices (relabel or order); graphtier's networkx backend reads stores in natural order")
     nodes = list(range(store.n_vertices))
-    return Graph(store, nodes, directed=store.directed, weight=weight)
+    return Graph(store, nodes, directed=store.directed, weight=weight, attributes=frozenset([weight] if store.weighted else []))
