@@ -182,8 +182,8 @@ class Graph:
         return self._index
 
     def __repr__(self) -> str:
-        kind = "directed" if self.directed else "undirected"
-        return f"<graphtier.networkx.Graph: {kind}, {len(self.nodes):,} nodes, {self.number_of_edges():,} edges in {self.store.location}>"
+        kind = "directed" if self.directed else "undirected"  # no edge count: that reads the edges (networkx's debug log calls this)
+        return f"<graphtier.networkx.Graph: {kind}, {len(self.nodes):,} nodes, in {self.store.location}>"
 
     def edge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(src, dst) of every stored edge (both directions of an undirected one), in store order."""
