@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import numbers
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 import networkx as nx
 import numpy as np
@@ -54,6 +54,8 @@ def weights_problem(G: nx.Graph | Graph, attr, *, exact: bool = True) -> str | N
         return None
     if callable(attr):
         return "a weight function: graphtier reads weights from one edge attribute"
+    if not isinstance(attr, Hashable):
+        return f"weight={attr!r}: not an edge attribute's name"
     if isinstance(G, Graph) and (problem := G.can_weigh(attr)):
         return problem
     return facts_of(G, attr).problem(exact=exact)
