@@ -13,7 +13,9 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +83,20 @@ def abandoned(entries: list[str], name: str, *, hidden: bool = True) -> Iterator
         m = m or (_SORT.fullmatch(entry) if hidden else None)
         if m and owner_gone(m):
             yield entry, kind
+
+
+def workspace(prefix: str) -> Path:
+    """A fresh directory in the system's temporary directory, named ``PREFIX-TAG-RANDOM`` for this
+    process: ``PREFIX-`` directories that a process gone from this host left there (killed before it
+    could remove its own) are removed first; a live process's, another host's and any other name
+    are never touched. The caller removes its own."""
+    parent = Path(tempfile.gettempdir())
+    pattern = re.compile(re.escape(prefix) + "-" + _TAG + r"-[0-9a-z_]+")
+    for entry in os.listdir(parent):
+        m = pattern.fullmatch(entry)
+        if m and owner_gone(m) and (parent / entry).is_dir() and not (parent / entry).is_symlink():
+            shutil.rmtree(parent / entry, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-{owner_tag()}-", dir=parent))
 
 
 @contextlib.contextmanager

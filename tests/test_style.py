@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TREES = ["graphtier", "tests", "benchmarks"]
+TREES = ["graphtier", "_graphtier_networkx", "tests", "benchmarks"]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])

@@ -94,10 +94,10 @@ def build(
             raise EmptyGraphError(_no_edges(part.stats), file=edges.name)
         if transposer is not None:
             rev = group.create_group(schema.REVERSE)
-            rev.attrs.update(write_adjacency(rev, transposer.edges(), **layout))
+            rev.update_attributes(write_adjacency(rev, transposer.edges(), **layout))
         if part.perm is not None:
             schema.write_vector(group, schema.PERM, part.perm)
-        group.attrs.update(
+        group.update_attributes(
             {
                 "graphtier_schema": schema.SCHEMA_VERSION,
                 "n_vertices": part.n_vertices,
@@ -164,10 +164,10 @@ def recode(
         facts = _copy_adjacency(old, False, group, layout)
         if old.has_reverse:
             rev = group.create_group(schema.REVERSE)
-            rev.attrs.update(_copy_adjacency(old, True, rev, layout))
+            rev.update_attributes(_copy_adjacency(old, True, rev, layout))
         if old.perm is not None:
             schema.write_vector(group, schema.PERM, old.perm)
-        group.attrs.update({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
+        group.update_attributes({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 
 
