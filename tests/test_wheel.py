@@ -1,6 +1,7 @@
 """The package as users install it: a wheel built from this tree, installed alone into a fresh
 folder and imported from there (not from the checkout), carries every CUDA source and header the
-kernels are compiled from, its codecs' entry points and its command."""
+kernels are compiled from, its codecs' entry points, and its NetworkX backend, which networkx finds
+through the wheel's own entry points."""
 
 from __future__ import annotations
 
@@ -72,3 +73,18 @@ print(gt.bfs(g, 0, device="cpu").distances.tolist(), gt.__version__)
     from graphtier import __version__
 
     assert version.strip() == __version__
+
+
+def test_networkx_dispatches_to_the_wheel(installed, tmp_path):
+    pytest.importorskip("networkx")
+    code = """
+import sys, networkx as nx
+G = nx.karate_club_graph()
+ranks = nx.pagerank(G, backend="graphtier")
+expected = nx.pagerank(G)
+assert max(abs(ranks[v] - expected[v]) for v in G) < 1e-6
+print(sys.modules["graphtier"].__file__)
+"""
+    done = run_installed(installed, code, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).is_relative_to(installed), "networkx ran graphtier from the checkout, not the wheel"
