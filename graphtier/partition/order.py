@@ -45,8 +45,7 @@ def vertex_order(
     if method == "natural":
         return np.arange(n, dtype=np.int64)
     if method == "degree":
-        degree = np.diff(indptr) + np.bincount(indices, minlength=n)
-        return _invert(np.argsort(-degree, kind="stable"))
+        return degree_rank(np.diff(indptr) + np.bincount(indices, minlength=n))
     ptr, adj = _symmetrize(indptr, indices, n)
     if method == "llp":
         if not gammas or min(gammas) < 0:
@@ -54,6 +53,12 @@ def vertex_order(
         return _llp(indptr, indices, ptr, adj, gammas, seed)
     order = _bfs(ptr, adj, np.arange(n)) if method == "bfs" else _cuthill_mckee(ptr, adj)[::-1]
     return _invert(order)
+
+
+def degree_rank(degree: np.ndarray) -> np.ndarray:
+    """The degree order's ``rank`` from each vertex's degree (out plus in): largest first, ties
+    by id."""
+    return _invert(np.argsort(-np.asarray(degree, np.int64), kind="stable"))
 
 
 def gap_cost(indptr: np.ndarray, indices: np.ndarray, rank: np.ndarray) -> float:
