@@ -137,6 +137,11 @@ def resident_fits(resident_bytes: int, chunk_budget: int, host_budget: int, zero
     return zero_copy == "auto" and resident_bytes <= min(chunk_budget, host_budget)
 
 
+def slot_size(unit_bytes: np.ndarray) -> int:
+    """Bytes of each equal slot: as large as the largest chunk (``resident.unit_bytes``)."""
+    return int(unit_bytes.max(initial=8))
+
+
 def device_left(chunk_budget: int, n_vertices: int, n_chunks: int, name: str) -> int:
     """What a device budget of ``chunk_budget`` leaves for chunks after ``fixed_bytes``; a
     ValueError when not even those fit."""
@@ -230,7 +235,7 @@ class Scheduler:
         self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
         if weights is not None:
             self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
-        slot_bytes = int(self.unit_bytes.max(initial=8))
+        slot_bytes = slot_size(self.unit_bytes)
         self.fixed_bytes = fixed_bytes(n_vertices, n)
         left = device_left(chunk_budget, n_vertices, n, store.name)  # what the device region may take
         host_slots = host_slot_count(n, host_budget, slot_bytes, store.name)
