@@ -150,6 +150,7 @@ class Advice:
     order: str
     chunk_edges: int
     region: str
+    state_bytes: int  # what the algorithm's vertex state (and scratch) takes of device_memory first
     budgets: dict  # least device_memory for the graph to stay on the device, least host_memory for its chunks never to be read again (None: not by that budget alone)
     reasons: list[str]
     candidates: list[dict]
@@ -176,6 +177,7 @@ class Advice:
             f"for          {self.algorithm} on the {self.backend}, device_memory {mb(self.device_memory)}, host_memory {mb(self.host_memory)}, goal {self.goal}",
             f"advice       --format {self.format} --order {self.order} --chunk-edges {self.chunk_edges}",
             f"region       {REGIONS[self.region]}",
+            f"state        {self.algorithm}'s vertex state and scratch take {mb(self.state_bytes)} of device_memory first",
             f"budgets      device_memory {mb(self.budgets['device_memory'])} keeps it on the device (host_memory as given); host_memory {mb(self.budgets['host_memory'])} keeps the store from being read again (device_memory as given)",
             "why",
             *(f"  - {r}" for r in self.reasons),
@@ -586,7 +588,11 @@ def _advise(g: Graph, name: str, has_reverse: bool, *, algorithm: str, backend: 
     pick = _choose(plans, goal, E)
     chunk_edges, plan, chunk_reason = _chunk_size(g, name, pick, algorithm, backend, has_reverse, budgets)
     tier, refusal, _ = plan.tier(device, host)
-    region = _region(tier, plan, plans, device, host)
+    csr = min((p.candidate for p in plans if p.candidate.format == "csr"), key=lambda c: c.order != plan.candidate.order)
+    region = {"host": "streamed", "store": "beyond-host", "refused": "refused"}.get(tier)
+    if region is None:  # on the device: would csr, in the same order and chunks, be too?
+        (as_csr,) = _plans(g, name, [csr], algorithm, backend, has_reverse, chunk_edges)
+        region = "fits" if as_csr.tier(device, host)[0] == "device" else "compressed"
     reasons = _reasons(g, name, pick, plans, goal, region, refusal, m, E) + ([chunk_reason] if chunk_reason else [])
     degrees = m.degrees
     top = np.sort(degrees)[::-1][: max(1, g.n_vertices // 100)]
@@ -606,6 +612,7 @@ def _advise(g: Graph, name: str, has_reverse: bool, *, algorithm: str, backend: 
         order=pick.candidate.order,
         chunk_edges=chunk_edges,
         region=region,
+        state_bytes=plan.state,
         budgets={"device_memory": plan.least("device", device, host), "host_memory": plan.least("host", device, host)},
         reasons=reasons,
         candidates=[
@@ -639,37 +646,31 @@ def _choose(plans: list[_Plan], goal: str, E: int) -> _Plan:
 
 def _chunk_size(g: Graph, name: str, pick: _Plan, algorithm: str, backend: str, has_reverse: bool, budgets: tuple[int, int]) -> tuple[int, _Plan, str | None]:
     """The chunk size: the store's where the graph stays on the device (nothing streams, so the
-    size does not matter); where it streams, the largest halving of it (down to MIN_CHUNK_EDGES)
-    that gives the device OVERLAP_SLOTS slots, so that a sweep's copies overlap its kernels."""
+    size does not matter); else, of it and its halvings down to MIN_CHUNK_EDGES, the one in the
+    best tier (smaller chunks take less room: slots as large as the largest chunk, and on the
+    CPU each thread's decode scratch), then the largest that gives the device OVERLAP_SLOTS
+    slots, so that a sweep's copies overlap its kernels."""
     C = g.chunk_edges
     tier, _, slots = pick.tier(*budgets)
-    if tier == "device" or slots >= OVERLAP_SLOTS:
+    if tier == "device":
         return C, pick, None
-    best = (slots, pick, C)
+    tried = [(tier, slots, C, pick)]
     size = C
-    while size // 2 >= MIN_CHUNK_EDGES and best[0] < OVERLAP_SLOTS:
+    while size // 2 >= MIN_CHUNK_EDGES:
         size //= 2
         (plan,) = _plans(g, name, [pick.candidate], algorithm, backend, has_reverse, size)
-        tier, _, slots = plan.tier(*budgets)
-        if tier != "refused" and slots > best[0]:
-            best = (slots, plan, size)
-    slots, plan, size = best
+        tried.append((*plan.tier(*budgets)[::2], size, plan))
+    key = lambda t: (TIERS.index(t[0]), t[0] != "device" and t[1] < OVERLAP_SLOTS, -t[1] if t[1] < OVERLAP_SLOTS else 0, -t[2])
+    tier, slots, size, plan = min(tried, key=key)
+    if tier == "refused":
+        return C, pick, None
     if size == C:
-        return C, pick, f"chunks of {C:,} edges: smaller ones, down to {MIN_CHUNK_EDGES:,}, give the device no more slots ({slots})"
-    enough = "enough" if slots >= OVERLAP_SLOTS else "the most"
-    return (
-        size,
-        plan,
-        f"chunks of {size:,} edges, not {C:,}: {slots} device slots, {enough} for a sweep's copies to overlap its kernels ({OVERLAP_SLOTS} needed; sizes scaled from the measured chunks)",
-    )
-
-
-def _region(tier: str, plan: _Plan, plans: list[_Plan], device: int, host: int) -> str:
-    """The advice's region: its tier, and on the device whether csr (natural order) would fit too."""
-    if tier != "device":
-        return {"host": "streamed", "store": "beyond-host", "refused": "refused"}[tier]
-    csr = min((p for p in plans if p.candidate.format == "csr"), key=lambda p: p.candidate.order != plan.candidate.order)
-    return "fits" if csr.tier(device, host)[0] == "device" else "compressed"
+        return C, pick, f"chunks of {C:,} edges: {slots} device slots{'' if slots >= OVERLAP_SLOTS else ', and smaller chunks down to ' + format(MIN_CHUNK_EDGES, ',') + ' give no more'}"
+    if tier == "device":
+        why = "the graph then stays on the device (slots as large as the largest chunk, and on the CPU each thread's decode scratch, shrink with them)"
+    else:
+        why = f"{slots} device slot{'s' if slots > 1 else ''}, {'enough' if slots >= OVERLAP_SLOTS else 'the most'} for a sweep's copies to overlap its kernels ({OVERLAP_SLOTS} needed)"
+    return size, plan, f"chunks of {size:,} edges, not {C:,}: {why}; sizes scaled from the measured chunks"
 
 
 def _reasons(g: Graph, name: str, pick: _Plan, plans: list[_Plan], goal: str, region: str, refusal: str | None, m: _Measure, E: int) -> list[str]:
