@@ -187,7 +187,7 @@ class Advice:
         for order in dict.fromkeys(c["order"] for c in self.candidates):
             row = {c["format"]: c for c in self.candidates if c["order"] == order}
             cell = lambda c: f"{c['bits_per_edge']['total']:.2f} {c['tier']}" + ("*" if (c["order"], c["format"]) == (self.order, self.format) else " ")
-            lines.append(f"  {order:<9}" + "".join(f"{cell(row[f]):>16}" if f in row else f"{'-':>16}" for f in FORMATS))
+            lines.append((f"  {order:<9}" + "".join(f"{cell(row[f]):>16}" if f in row else f"{'-':>16}" for f in FORMATS)).rstrip())
         lines += [f"note         {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -585,15 +585,15 @@ def _advise(g: Graph, name: str, has_reverse: bool, *, algorithm: str, backend: 
     plans = _plans(g, name, candidates, algorithm, backend, has_reverse, g.chunk_edges)
     for p in plans:
         p.candidate.tier, p.candidate.reason, _ = p.tier(device, host)
-    pick = _choose(plans, goal, E)
-    chunk_edges, plan, chunk_reason = _chunk_size(g, name, pick, algorithm, backend, has_reverse, budgets)
+    sized = [_chunk_size(g, name, p, algorithm, backend, has_reverse, budgets) for p in plans]
+    chunk_edges, plan, chunk_reason = _choose(sized, goal, budgets)
     tier, refusal, _ = plan.tier(device, host)
     csr = min((p.candidate for p in plans if p.candidate.format == "csr"), key=lambda c: c.order != plan.candidate.order)
     region = {"host": "streamed", "store": "beyond-host", "refused": "refused"}.get(tier)
     if region is None:  # on the device: would csr, in the same order and chunks, be too?
         (as_csr,) = _plans(g, name, [csr], algorithm, backend, has_reverse, chunk_edges)
         region = "fits" if as_csr.tier(device, host)[0] == "device" else "compressed"
-    reasons = _reasons(g, name, pick, plans, goal, region, refusal, m, E) + ([chunk_reason] if chunk_reason else [])
+    reasons = _reasons(g, plan, plans, goal, region, refusal, m, E) + ([chunk_reason] if chunk_reason else [])
     degrees = m.degrees
     top = np.sort(degrees)[::-1][: max(1, g.n_vertices // 100)]
     return Advice(
@@ -608,8 +608,8 @@ def _advise(g: Graph, name: str, has_reverse: bool, *, algorithm: str, backend: 
         device_memory=device,
         host_memory=host,
         goal=goal,
-        format=pick.candidate.format,
-        order=pick.candidate.order,
+        format=plan.candidate.format,
+        order=plan.candidate.order,
         chunk_edges=chunk_edges,
         region=region,
         state_bytes=plan.state,
@@ -630,18 +630,20 @@ def _advise(g: Graph, name: str, has_reverse: bool, *, algorithm: str, backend: 
     )
 
 
-def _choose(plans: list[_Plan], goal: str, E: int) -> _Plan:
-    """The candidate to build: the smallest store for ``goal="size"``; else the best tier any
-    reaches, and in it the fastest decoder in natural order when the graph stays on the device,
-    the fewest chunk bytes when it streams."""
+def _choose(sized: list[tuple[int, _Plan, str | None]], goal: str, budgets: tuple[int, int]) -> tuple[int, _Plan, str | None]:
+    """The candidate to build, each in the chunk size best for it (``_chunk_size``): the smallest
+    store for ``goal="size"``; else the best tier any reaches, and in it the fastest decoder in
+    natural order when the graph stays on the device, the fewest chunk bytes when it streams."""
     order_cost = lambda c: DEFAULT_ORDERS.index(c.order) if c.order in DEFAULT_ORDERS else len(DEFAULT_ORDERS)
+    tier = {id(plan): plan.tier(*budgets)[0] for _, plan, _ in sized}
+    c = lambda entry: entry[1].candidate
     if goal == "size":
-        return min(plans, key=lambda p: (p.candidate.nbytes["total"], SPEED.index(p.candidate.format), order_cost(p.candidate)))
-    best = min((p.candidate.tier for p in plans), key=TIERS.index)
-    pool = [p for p in plans if p.candidate.tier == best]
+        return min(sized, key=lambda e: (c(e).nbytes["total"], SPEED.index(c(e).format), order_cost(c(e))))
+    best = min(tier.values(), key=TIERS.index)
+    pool = [e for e in sized if tier[id(e[1])] == best]
     if best == "device":
-        return min(pool, key=lambda p: (SPEED.index(p.candidate.format), p.candidate.order != "natural", p.candidate.nbytes["total"]))
-    return min(pool, key=lambda p: (p.candidate.nbytes["adj"], SPEED.index(p.candidate.format), order_cost(p.candidate)))
+        return min(pool, key=lambda e: (SPEED.index(c(e).format), c(e).order != "natural", c(e).nbytes["total"]))
+    return min(pool, key=lambda e: (c(e).nbytes["adj"], SPEED.index(c(e).format), order_cost(c(e))))
 
 
 def _chunk_size(g: Graph, name: str, pick: _Plan, algorithm: str, backend: str, has_reverse: bool, budgets: tuple[int, int]) -> tuple[int, _Plan, str | None]:
@@ -673,7 +675,8 @@ def _chunk_size(g: Graph, name: str, pick: _Plan, algorithm: str, backend: str, 
     return size, plan, f"chunks of {size:,} edges, not {C:,}: {why}; sizes scaled from the measured chunks"
 
 
-def _reasons(g: Graph, name: str, pick: _Plan, plans: list[_Plan], goal: str, region: str, refusal: str | None, m: _Measure, E: int) -> list[str]:
+def _reasons(g: Graph, pick: _Plan, plans: list[_Plan], goal: str, region: str, refusal: str | None, m: _Measure, E: int) -> list[str]:
+    """Why: the sizes measured, the rule that chose, and what the choice rests on."""
     c = pick.candidate
     bits = lambda x: f"{x.bits('total', E):.2f}"
     smallest = min(plans, key=lambda p: p.candidate.nbytes["total"]).candidate
