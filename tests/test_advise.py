@@ -156,6 +156,8 @@ def test_refusals(tmp_path, kron):
         gt.advise(kron, goal="fast")
     with pytest.raises(ValueError, match="unknown order"):
         gt.advise(kron, orders=("random",))
+    with pytest.raises(ValueError, match="symmetrize, reverse shape a graph built from an input"):
+        gt.advise(kron, symmetrize=True, reverse=True)
     directed = gt.build(np.array([[0, 1], [1, 2]]), tmp_path / "d.gt", progress=False)
     with pytest.raises(ValueError, match=f"reverse graph, which {directed.location} does not have"):
         gt.advise(directed, device="cpu", algorithm="pagerank")

@@ -24,6 +24,7 @@ store whatever the budgets.
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 from collections.abc import Callable
@@ -235,13 +236,17 @@ def advise(
     check_budgets(device_memory, host_memory, backend)
     budgets = config.budgets(backend)
     query = {"algorithm": algorithm, "backend": backend, "budgets": budgets, "goal": goal, "orders": orders, "sample_edges": sample_edges}
+    options = {"symmetrize": symmetrize, "drop_self_loops": drop_self_loops, "dedup": dedup, "relabel": relabel, "memory_budget": memory_budget}
     if isinstance(source, Graph) or _names_store(source):
+        defaults = inspect.signature(advise).parameters
+        given = [k for k, v in {**options, "reverse": reverse}.items() if v != defaults[k].default]
+        if given:  # a store's graph is built already: these would change nothing, silently
+            raise ValueError(f"{', '.join(given)} shape a graph built from an input; {source} is a store (rebuild it from its input to change them)")
         g = source if isinstance(source, Graph) else open_graph(source)
         return _advise(g, g.location, g.has_reverse, **query)
     from .build import build
 
     with tempfile.TemporaryDirectory(prefix="graphtier-advise-", dir=scratch) as tmp:
-        options = {"symmetrize": symmetrize, "drop_self_loops": drop_self_loops, "dedup": dedup, "relabel": relabel, "memory_budget": memory_budget}
         g = build(source, Path(tmp) / "natural.gt", format="csr", order="natural", progress=progress, **options)
         name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else f"a {type(source).__name__}"
         return _advise(g, name, reverse, **query)
