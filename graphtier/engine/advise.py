@@ -45,7 +45,7 @@ from ..algorithms.pagerank import PageRank
 from ..algorithms.scc import StrongComponents
 from ..algorithms.sssp import SSSP
 from ..codecs import FORMATS, NUMCODECS, read_header
-from ..partition.order import ORDERS, degree_rank, vertex_order
+from ..partition.order import ORDERS, degree_rank, invert, vertex_order
 from ..partition.sort import pack, unpack
 from ..runtime import Config
 from ..runtime.run import graphs_read, shared_budgets, state_fits, state_of
@@ -290,7 +290,7 @@ class _Measure:
         self.dtype = schema.id_dtype(self.V)
         self.original = g.perm  # each store vertex's id in the input, when not its own
         # where the input's (dense) numbering puts each store vertex: None when the store keeps it
-        self.natural = None if g.attrs.get("vertex_order", "natural") == "natural" else _inverse(np.argsort(self.original, kind="stable"))
+        self.natural = None if g.attrs.get("vertex_order", "natural") == "natural" else invert(np.argsort(self.original, kind="stable"))
 
     def _read(self, chunk_ids: np.ndarray, want: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """(src, dst) of the chunks' edges whose source is wanted (all with None), checked as a
@@ -326,7 +326,7 @@ class _Measure:
                 else:
                     self.notes.append("degree order ranked by out-degree alone: a directed store without its reverse graph, measured on a sample, has no in-degrees")
             return self._compose(degree_rank(degree if self.natural is None else _by_natural(degree, self.natural)))
-        if not self.whole:
+        if order in WHOLE_GRAPH_ORDERS and not self.whole:
             return f"it needs every edge in memory, so it is measured on graphs of at most sample_edges ({self.sample_edges:,}) edges"
         src, dst = self.rows if self.natural is None else (self.natural[self.rows[0]], self.natural[self.rows[1]])
         keys = np.sort(pack(src, dst))
@@ -445,12 +445,6 @@ def _per_chunk(features: np.ndarray, picked: np.ndarray, measured: np.ndarray) -
     fitted = features[:, : x.shape[1]] @ np.linalg.lstsq(x, measured.astype(np.float64), rcond=None)[0]
     fitted[picked] = measured
     return np.maximum(np.ceil(fitted), 0).astype(np.int64)
-
-
-def _inverse(order: np.ndarray) -> np.ndarray:
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    return rank
 
 
 def _by_natural(values: np.ndarray, natural: np.ndarray) -> np.ndarray:
