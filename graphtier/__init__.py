@@ -7,6 +7,7 @@ r = gt.bfs(g, 0)
 
 from ._version import __version__
 from .engine import (
+    Advice,
     BetweennessResult,
     BFSResult,
     BFSValidationError,
@@ -21,6 +22,7 @@ from .engine import (
     Problem,
     SSSPResult,
     VerifyReport,
+    advise,
     betweenness_centrality,
     bfs,
     build,
@@ -40,6 +42,7 @@ from .errors import BudgetError, CorruptChunkError, DeviceError, EmptyGraphError
 from .partition import generators
 
 __all__ = [
+    "Advice",
     "BFSResult",
     "BFSValidationError",
     "BetweennessResult",
@@ -64,6 +67,7 @@ __all__ = [
     "StoreReplacedError",
     "VerifyReport",
     "__version__",
+    "advise",
     "betweenness_centrality",
     "bfs",
     "build",

@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
+"""The ``graphtier`` command line: generate, convert, advise, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -24,6 +24,8 @@ import graphtier as gt
 
 from . import plot, temps
 from .codecs import FORMATS
+from .engine.advise import ALGORITHMS, GOALS, SAMPLE_EDGES
+from .engine.build import AUTO, CHUNK_EDGES
 from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreExistsError
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
@@ -77,6 +79,27 @@ def _build(args, source, store):
         allow_empty=args.allow_empty,
         progress=None if not args.json else False,
     )
+
+
+def cmd_advise(args) -> None:
+    advice = gt.advise(
+        args.source,
+        algorithm=args.algorithm,
+        device=args.device,
+        device_memory=args.device_memory,
+        host_memory=args.host_memory,
+        goal=args.goal,
+        orders=args.orders,
+        sample_edges=args.sample_edges,
+        symmetrize=args.symmetrize,
+        drop_self_loops=args.drop_self_loops,
+        dedup=not args.keep_duplicates,
+        relabel=args.relabel,
+        reverse=args.reverse,
+        memory_budget=args.memory_budget,
+        progress=None if not args.json else False,
+    )
+    _emit(args, advice.to_dict(), str(advice))
 
 
 def _bits(value: float | None) -> str:
@@ -353,20 +376,44 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--rows", type=int, default=1024, help="grid rows")
     gen.add_argument("--cols", type=int, default=None, help="grid columns (default: rows)")
 
+    def graph_options(sp: argparse.ArgumentParser) -> None:
+        """What makes the graph from an input: convert's and advise's."""
+        sp.add_argument("--symmetrize", action="store_true", help="store both directions of every edge")
+        sp.add_argument("--drop-self-loops", action="store_true")
+        sp.add_argument("--keep-duplicates", action="store_true", help="do not remove repeated edges")
+        sp.add_argument("--relabel", action="store_true", help="map arbitrary 64-bit ids to dense ids (kept in perm)")
+        sp.add_argument("--memory-budget", default=None, help="memory for sorting, e.g. 2GiB (default: a quarter of RAM, at most 8 GiB)")
+        sp.add_argument("--reverse", action="store_true", help="also store the transposed graph (enables pull BFS)")
+
+    def budgets(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+        sp.add_argument(
+            "--device-memory",
+            type=_size,
+            metavar="SIZE",
+            default=None,
+            help="device budget, e.g. 4GiB, at most what the GPU (on the CPU: RAM) has (default: free GPU memory, or on the CPU RAM, less a margin)",
+        )
+        sp.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB, at most the RAM (default: RAM less a margin)")
+
     conv = command("convert", cmd_convert, "build a graph store from an edge list, MatrixMarket, Parquet or BVGraph file")
     conv.add_argument("source", help="input file (or BVGraph basename)")
     conv.add_argument("store", help="output store: a directory, a .zip file or an fsspec URL")
-    conv.add_argument("--format", default="csr", choices=list(FORMATS))
-    conv.add_argument("--chunk-edges", type=int, default=1 << 20, help="edges per chunk (default 1048576)")
-    conv.add_argument("--symmetrize", action="store_true", help="store both directions of every edge")
-    conv.add_argument("--drop-self-loops", action="store_true")
-    conv.add_argument("--keep-duplicates", action="store_true", help="do not remove repeated edges")
-    conv.add_argument("--relabel", action="store_true", help="map arbitrary 64-bit ids to dense ids (kept in perm)")
-    conv.add_argument("--order", default="natural", choices=list(ORDERS), help="renumber vertices for locality (default natural)")
-    conv.add_argument("--memory-budget", default=None, help="memory for sorting, e.g. 2GiB (default: a quarter of RAM, at most 8 GiB)")
-    conv.add_argument("--reverse", action="store_true", help="also store the transposed graph (enables pull BFS)")
+    conv.add_argument("--format", default="csr", choices=[*FORMATS, AUTO], help="auto: what graphtier advise recommends for BFS on this machine (default csr)")
+    conv.add_argument("--chunk-edges", type=int, default=None, help=f"edges per chunk (default {CHUNK_EDGES}; with --format auto, the advice's)")
+    graph_options(conv)
+    conv.add_argument("--order", default=None, choices=list(ORDERS), help="renumber vertices for locality (default natural; with --format auto, the advice's)")
     conv.add_argument("--overwrite", action="store_true", help="replace an existing store")
     conv.add_argument("--allow-empty", action="store_true", help="build a graph without edges from an input that leaves none")
+
+    adv = command("advise", cmd_advise, "recommend a format, vertex order, chunk size and budgets for a store or an input, and say why")
+    adv.add_argument("source", help="a store (a directory, a .zip file or a URL), or an input file (or BVGraph basename) as convert reads it")
+    adv.add_argument("--algorithm", default="bfs", choices=list(ALGORITHMS), help="the algorithm to run (default bfs)")
+    budgets(adv)
+    adv.add_argument("--goal", default="speed", choices=GOALS, help="speed: the best region, then the fastest decoder or the fewest bytes streamed; size: the smallest store (default speed)")
+    adv.add_argument("--orders", nargs="+", default=None, choices=list(ORDERS), help="candidate orders (default natural degree bfs rcm; llp is slow to compute)")
+    adv.add_argument("--sample-edges", type=int, default=SAMPLE_EDGES, help=f"edges encoded per order; a graph with no more is measured whole (default {SAMPLE_EDGES})")
+    graph_options(adv)
 
     rec = command("recode", cmd_recode, "copy a store into another format or chunk size, chunk by chunk")
     rec.add_argument("source", help="existing store")
@@ -386,15 +433,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("store")
         what = "the array" if table is None else "a structured array"
         sp.add_argument("--out", help=f"save {out}: .npy ({what}), .parquet or .csv ({table or 'a table with the vertex ids'})")
-        sp.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-        sp.add_argument(
-            "--device-memory",
-            type=_size,
-            metavar="SIZE",
-            default=None,
-            help="device budget, e.g. 4GiB, at most what the GPU (on the CPU: RAM) has (default: free GPU memory, or on the CPU RAM, less a margin)",
-        )
-        sp.add_argument("--host-memory", type=_size, metavar="SIZE", default=None, help="host budget, e.g. 16GiB, at most the RAM (default: RAM less a margin)")
+        budgets(sp)
         sp.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
         sp.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
         sp.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
@@ -474,7 +513,8 @@ def _run(args) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left for Python's last flush
         return EXIT_PIPE
     except EmptyGraphError as e:
-        print(f"graphtier: bad input: {e.file}: {e.finding} (pass --allow-empty to build an empty graph)", file=sys.stderr)
+        hint = " (pass --allow-empty to build an empty graph)" if hasattr(args, "allow_empty") else ""
+        print(f"graphtier: bad input: {e.file}: {e.finding}{hint}", file=sys.stderr)
         return EXIT_INPUT
     except InputError as e:
         print(f"graphtier: bad input: {e}", file=sys.stderr)
@@ -483,8 +523,8 @@ def _run(args) -> int:
         print(f"graphtier: {e.path} already exists (pass --overwrite to replace it)", file=sys.stderr)
         return EXIT_STORE
     except FileNotFoundError as e:
-        # convert's input is data, not a store: missing, it is bad input (3); a missing store is 4
-        missing_input = args.command == "convert" and e.filename is not None and Path(e.filename) == Path(args.source)
+        # convert's and advise's input is data, not a store: missing, it is bad input (3); a missing store is 4
+        missing_input = args.command in ("convert", "advise") and e.filename is not None and Path(e.filename) == Path(args.source)
         print(f"graphtier: {'bad input: ' if missing_input else ''}{e}", file=sys.stderr)
         return EXIT_INPUT if missing_input else EXIT_STORE
     except (StoreError, CorruptChunkError, FileExistsError) as e:

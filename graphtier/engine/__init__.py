@@ -4,6 +4,7 @@ from .. import algorithms
 from ..algorithms import ConvergenceError
 from ..runtime import Config
 from ..runtime.results import BetweennessResult, BFSResult, ColoringResult, ComponentsResult, IndependentSetResult, MSTResult, PageRankResult, SSSPResult
+from .advise import Advice, advise
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -22,6 +23,7 @@ greedy_color = query(algorithms.greedy_color)
 betweenness_centrality = query(algorithms.betweenness_centrality)
 
 __all__ = [
+    "Advice",
     "BFSResult",
     "BFSValidationError",
     "BetweennessResult",
@@ -36,6 +38,7 @@ __all__ = [
     "Problem",
     "SSSPResult",
     "VerifyReport",
+    "advise",
     "betweenness_centrality",
     "bfs",
     "build",

@@ -23,6 +23,8 @@ from .graph import Graph
 from .graph import open as open_graph
 
 RECODE_BATCH = 4  # source chunks in memory at a time
+CHUNK_EDGES = 1 << 20  # edges per chunk unless asked otherwise
+AUTO = "auto"  # the format that the advisor chooses (engine/advise.py)
 
 
 def default_memory_budget() -> int:
@@ -36,12 +38,12 @@ def build(
     store: str | os.PathLike,
     *,
     format: str = "csr",
-    chunk_edges: int = 1 << 20,
+    chunk_edges: int | None = None,
     symmetrize: bool = False,
     drop_self_loops: bool = False,
     dedup: bool = True,
     relabel: bool = False,
-    order: str = "natural",
+    order: str | None = None,
     memory_budget: int | str | None = None,
     reverse: bool = False,
     overwrite: bool = False,
@@ -51,21 +53,26 @@ def build(
     """Build a graph store from ``source`` and open it.
 
     ``source``: a file path (text edge list, MatrixMarket, Parquet, BVGraph basename), an (E, 2)
-    array, a scipy.sparse matrix or a networkx graph. ``memory_budget`` (bytes or "2GiB") bounds
+    array, a scipy.sparse matrix or a networkx graph. ``format``: "csr", "log", "ef", "cgr", or
+    "auto": ``gt.advise`` with this machine's budgets for BFS chooses it, and the order and chunk
+    size where they are not given (it builds the graph in natural order first, in a temporary
+    directory beside the store, so an auto build reads the input twice); for other budgets or an
+    algorithm, call ``gt.advise`` and pass its ``build_options()``. ``chunk_edges``: edges per
+    chunk (default ``CHUNK_EDGES``). ``memory_budget`` (bytes or "2GiB") bounds
     the edge data in flight: three quarters for the sort (larger inputs are sorted in runs on disk
     beside the store), the rest for input blocks and chunk writes. It does not count the
     interpreter and libraries (about 130 MB) or 16 bytes per vertex for degrees and ``indptr``.
     ``order`` renumbers the vertices for locality ("natural", "degree", "bfs", "rcm", "llp");
-    results are still reported in the input's ids. ``reverse`` also stores the transposed graph
+    results are still reported in the input's ids (default "natural"). ``reverse`` also stores the transposed graph
     (for pull traversals). The store appears only once it is complete. An input that leaves no
     edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
     a graph.
     """
-    if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)}")
-    if order not in ORDERS:
+    if format not in (*FORMATS, AUTO):
+        raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)} or {AUTO}")
+    if order is not None and order not in ORDERS:
         raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
-    if not 1 <= chunk_edges <= (1 << 31):
+    if chunk_edges is not None and not 1 <= chunk_edges <= (1 << 31):
         raise ValueError(f"chunk_edges must be in [1, 2**31], got {chunk_edges}")
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
     if reverse:
@@ -74,6 +81,15 @@ def build(
     read_bytes = int(min(64 << 20, max(1 << 20, budget // 24)))  # ~6 blocks in flight in a quarter
     edges = open_source(source, id_limit=(1 << 64) if relabel else MAX_VERTICES, read_bytes=read_bytes)
     with schema.staged_store(store, overwrite=overwrite, inputs=_input_paths(source, edges.provenance)) as group, schema.scratch_dir(store) as scratch:
+        advised = {}
+        if format == AUTO:  # here, once the destination is known to be writable
+            from .advise import advise
+
+            graph = {"symmetrize": symmetrize, "drop_self_loops": drop_self_loops, "dedup": dedup, "relabel": relabel, "reverse": reverse}
+            advice = advise(source, **graph, memory_budget=memory_budget, scratch=scratch, progress=progress)
+            format, order, chunk_edges = advice.format, order or advice.order, chunk_edges or advice.chunk_edges
+            advised = {"advised": {**advice.build_options(), "region": advice.region, "algorithm": advice.algorithm, "goal": advice.goal}}
+        order, chunk_edges = order or "natural", chunk_edges or CHUNK_EDGES
         part = partition(
             edges,
             spill_dir=scratch,
@@ -116,6 +132,7 @@ def build(
                     "duplicates_removed": part.sorter.duplicates_removed,
                     "graphtier_version": __version__,
                     "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                    **advised,
                 },
             }
         )

@@ -15,11 +15,11 @@ from .. import store as schema
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
 from ..tiering.budget import allocating
-from ..tiering.resident import LINE_BYTES, TABLE_COLUMNS, ResidentGraph, indptr_problem, load_resident, pad_line
-from ..tiering.scheduler import Scheduler
+from ..tiering.resident import ResidentGraph, indptr_problem, load_resident, resident_bytes
+from ..tiering.scheduler import Scheduler, resident_fits
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
 
-KEPT_AFTER_OUT_OF_MEMORY = ("indptr", "resident_size")  # host arrays of the store, not of any query
+KEPT_AFTER_OUT_OF_MEMORY = ("indptr", "chunk_sizes")  # host arrays of the store, not of any query
 
 
 class NamedWorkspace(Workspace):
@@ -213,23 +213,23 @@ class Graph:
             cupy.get_default_pinned_memory_pool().free_all_blocks()
 
     def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
-        """Bytes the whole graph takes resident: every chunk (with its weights: at most, as their
-        place within a line varies), its table row, indptr."""
+        """Bytes the whole graph takes resident (``tiering.resident.resident_bytes``)."""
+        chunks = self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
+        e = self._part(reverse)[schema.ADJ].shape[0]
+        edges = [min(self.chunk_edges, e - c) for c in range(0, e, self.chunk_edges)]
+        return resident_bytes(chunks, edges, self.n_vertices, weights)
 
-        def size():
-            chunks = self.chunks(reverse)
-            stored = chunks.stored_bytes(range(chunks.n_chunks))
-            return sum(pad_line(s - CRC_BYTES) + 8 * TABLE_COLUMNS for s in stored) + 8 * (self.n_vertices + 1)
-
-        extra = sum(LINE_BYTES + pad_line(4 * min(self.chunk_edges, e - c)) for e in [self._part(reverse)[schema.ADJ].shape[0]] for c in range(0, e, self.chunk_edges)) if weights else 0
-        return self._once("resident_size", reverse, size) + extra
+    def chunk_sizes(self, reverse: bool = False) -> np.ndarray:
+        """Each ``adj`` chunk's encoded bytes, its checksum left out (from the store's listing)."""
+        chunks = self.chunks(reverse)
+        return np.array(chunks.stored_bytes(range(chunks.n_chunks)), np.int64) - CRC_BYTES
 
     def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", weights: bool = False, sidecars: tuple = ()):
         """What kernels traverse under these budgets: the resident graph when it fits both (the
         scheduler steps aside), else a scheduler streaming its chunks (with their weights, with
         ``weights``) through the tiers, keeping ``sidecars`` on the device. Kept for the next call
         with the same arguments, so that a device cache lasts across queries."""
-        if zero_copy == "auto" and self.resident_size(reverse, weights) <= min(chunk_budget, host_budget):
+        if resident_fits(self.resident_size(reverse, weights), chunk_budget, host_budget, zero_copy):
             return self.on_device(reverse, weights) if backend == "cuda" else self.resident(reverse, weights)
         key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, weights, sidecars)
         return self._once(

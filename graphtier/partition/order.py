@@ -45,15 +45,20 @@ def vertex_order(
     if method == "natural":
         return np.arange(n, dtype=np.int64)
     if method == "degree":
-        degree = np.diff(indptr) + np.bincount(indices, minlength=n)
-        return _invert(np.argsort(-degree, kind="stable"))
+        return degree_rank(np.diff(indptr) + np.bincount(indices, minlength=n))
     ptr, adj = _symmetrize(indptr, indices, n)
     if method == "llp":
         if not gammas or min(gammas) < 0:
             raise ValueError(f"llp needs one or more gammas >= 0, got {gammas!r}")
         return _llp(indptr, indices, ptr, adj, gammas, seed)
     order = _bfs(ptr, adj, np.arange(n)) if method == "bfs" else _cuthill_mckee(ptr, adj)[::-1]
-    return _invert(order)
+    return invert(order)
+
+
+def degree_rank(degree: np.ndarray) -> np.ndarray:
+    """The degree order's ``rank`` from each vertex's degree (out plus in): largest first, ties
+    by id."""
+    return invert(np.argsort(-np.asarray(degree, np.int64), kind="stable"))
 
 
 def gap_cost(indptr: np.ndarray, indices: np.ndarray, rank: np.ndarray) -> float:
@@ -77,7 +82,8 @@ def _check_csr(indptr: np.ndarray, indices: np.ndarray, n: int) -> None:
         raise ValueError(f"indices must lie in [0, {n})")
 
 
-def _invert(order: np.ndarray) -> np.ndarray:
+def invert(order: np.ndarray) -> np.ndarray:
+    """The ``rank`` of a vertex ``order`` (``rank[order[i]] = i``), and the order of a rank."""
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return rank
@@ -199,12 +205,12 @@ def _llp(
     """
     n = len(ptr) - 1
     start = _cuthill_mckee(ptr, adj)[::-1]
-    if gap_cost(indptr, indices, np.arange(n)) <= gap_cost(indptr, indices, _invert(start)):
+    if gap_cost(indptr, indices, np.arange(n)) <= gap_cost(indptr, indices, invert(start)):
         start = np.arange(n, dtype=np.int64)
-    position = _invert(start)
+    position = invert(start)
 
     def rank_of(label: np.ndarray) -> np.ndarray:
-        return _invert(np.argsort(label, kind="stable"))[position]
+        return invert(np.argsort(label, kind="stable"))[position]
 
     seeds = np.random.SeedSequence(seed).generate_state(len(gammas))
     labels = [position[_propagate(ptr, adj, float(g), int(s))][start] for g, s in zip(gammas, seeds)]

@@ -104,7 +104,7 @@ class Run:
     # --- memory -----------------------------------------------------------------------------
 
     def _charge(self, nbytes: int) -> None:
-        if nbytes >= self.device_budget:
+        if not state_fits(nbytes, self.device_budget):
             if self.config.device_memory is None:  # the default budget is what is free now
                 where = "GPU" if self.backend == "cuda" else "host"
                 raise OutOfMemoryError(f"the vertex state of {self.graph.location} ({self.device_budget:,} bytes free, less a margin)", nbytes, where)
@@ -126,15 +126,11 @@ class Run:
         """Each name's edges under the budgets the state leaves; the same graph asked for twice (a
         symmetric graph's in-edges are its out-edges) is opened once, and distinct graphs share
         the budgets equally."""
-        key = lambda e: (e.reverse and self.graph.directed, e.weights)  # the graph an Edges names
-        merged: dict[tuple, Edges] = {}
-        for e in wanted.values():
-            old = merged.get(key(e), Edges(*key(e)))
-            merged[key(e)] = Edges(*key(e), old.sidecars + tuple(s for s in e.sidecars if s not in old.sidecars))
-        share = len(merged)
-        budgets = {"chunk_budget": (self.device_budget - self.state_bytes) // share, "host_budget": self.host_budget // share, "zero_copy": self.config.zero_copy}
+        names, merged = graphs_read(wanted, self.graph.directed)
+        chunk_budget, host_budget = shared_budgets(self.device_budget, self.host_budget, self.state_bytes, len(merged))
+        budgets = {"chunk_budget": chunk_budget, "host_budget": host_budget, "zero_copy": self.config.zero_copy}
         opened = {k: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, **budgets) for k, e in merged.items()}
-        return {name: opened[key(e)] for name, e in wanted.items()}
+        return {name: opened[k] for name, k in names.items()}
 
     # --- operators ----------------------------------------------------------------------------
 
@@ -267,6 +263,27 @@ class Run:
         if self.backend == "cuda":
             stats["decoder"] = self.ops.decoder
         return stats
+
+
+def state_fits(state_bytes: int, device_budget: int) -> bool:
+    """Whether the vertex state leaves room in the device budget (it is charged first)."""
+    return state_bytes < device_budget
+
+
+def graphs_read(wanted: dict[str, Edges], directed: bool) -> tuple[dict[str, tuple], dict[tuple, Edges]]:
+    """The distinct graphs behind an algorithm's named edges: (each name's graph, each graph with
+    every sidecar asked of it). A symmetric graph's in-edges are its out-edges, one graph."""
+    key = lambda e: (e.reverse and directed, e.weights)
+    merged: dict[tuple, Edges] = {}
+    for e in wanted.values():
+        old = merged.get(key(e), Edges(*key(e)))
+        merged[key(e)] = Edges(*key(e), old.sidecars + tuple(s for s in e.sidecars if s not in old.sidecars))
+    return {name: key(e) for name, e in wanted.items()}, merged
+
+
+def shared_budgets(device_budget: int, host_budget: int, state_bytes: int, n_graphs: int) -> tuple[int, int]:
+    """(device bytes, host bytes) for each of ``n_graphs`` graphs: what the vertex state leaves, shared equally."""
+    return (device_budget - state_bytes) // n_graphs, host_budget // n_graphs
 
 
 def state_of(algorithm: Algorithm, graph, backend: str) -> tuple[dict[str, tuple], int]:

@@ -6,6 +6,7 @@ and its ids against the vertex count. Kernels then index without bounds checks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -162,6 +163,16 @@ def unit_bytes(chunk_bytes: int, payload_start: int, n_edges: int, weighted: boo
     """Bytes a chunk takes in memory, whole lines: its encoded bytes, then its edges' weights
     (``weights_start``)."""
     return pad_line(weights_start(chunk_bytes, payload_start) + 4 * n_edges if weighted else chunk_bytes)
+
+
+def resident_bytes(chunk_bytes: Sequence[int], chunk_edges: Sequence[int], n_vertices: int, weights: bool) -> int:
+    """Bytes a whole graph takes resident, from its chunks' encoded sizes and edge counts: every
+    chunk on whole lines (with its weights: at most, as their place within a line varies), its
+    table row, and indptr. ``Graph.source`` holds a graph resident when this fits its budgets."""
+    total = sum(pad_line(int(b)) + 8 * TABLE_COLUMNS for b in chunk_bytes) + 8 * (n_vertices + 1)
+    if weights:
+        total += sum(LINE_BYTES + pad_line(4 * int(e)) for e in chunk_edges)
+    return total
 
 
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None) -> ResidentGraph:

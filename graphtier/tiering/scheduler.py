@@ -90,6 +90,11 @@ COUNTERS = (
 )
 
 
+# A sweep overlaps its copies with the previous round's kernels from this many device slots: the
+# round computing, the next, and no more.
+OVERLAP_SLOTS = 3
+
+
 def fixed_bytes(n_vertices: int, n_chunks: int) -> int:
     """Device bytes a scheduler holds before any chunk: indptr, the round tables and the demand
     counts (what a budget must leave it after the vertex state)."""
@@ -125,6 +130,79 @@ class DevicePlan:
     sidecars: dict = field(default_factory=dict)  # name -> offset
 
 
+def resident_fits(resident_bytes: int, chunk_budget: int, host_budget: int, zero_copy: str) -> bool:
+    """Whether a graph of ``resident_bytes`` (``resident.resident_bytes``) is held whole, with no
+    scheduler: under the cost model's policy, when it fits both what the device budget leaves it
+    and the host budget (it is loaded through host memory)."""
+    return zero_copy == "auto" and resident_bytes <= min(chunk_budget, host_budget)
+
+
+def slot_size(unit_bytes: np.ndarray) -> int:
+    """Bytes of each equal slot: as large as the largest chunk (``resident.unit_bytes``)."""
+    return int(unit_bytes.max(initial=8))
+
+
+def device_left(chunk_budget: int, n_vertices: int, n_chunks: int, name: str) -> int:
+    """What a device budget of ``chunk_budget`` leaves for chunks after ``fixed_bytes``; a
+    ValueError when not even those fit."""
+    fixed = fixed_bytes(n_vertices, n_chunks)
+    if chunk_budget < fixed:
+        raise ValueError(f"device_memory leaves {max(0, chunk_budget):,} bytes for {name} after the vertex state, less than its indptr and chunk tables ({fixed:,} bytes), and no chunk slot")
+    return chunk_budget - fixed
+
+
+def host_slot_count(n_chunks: int, host_budget: int, slot_bytes: int, name: str) -> int:
+    """Host slots of ``slot_bytes`` a host budget holds (at most one per chunk); a ValueError when
+    not even one."""
+    slots = min(n_chunks, host_budget // slot_bytes)
+    if slots < 1:
+        raise ValueError(f"host_memory ({host_budget:,} bytes) is less than one chunk slot of {name} ({slot_bytes:,} bytes)")
+    return slots
+
+
+def sidecar_bytes(side: Sidecar, n_vertices: int) -> int:
+    return pad8(n_vertices * np.dtype(side.dtype).itemsize)
+
+
+def plan_device(
+    unit_bytes: np.ndarray, payload_starts: np.ndarray, reads_index: bool, sidecars: tuple[Sidecar, ...], n_vertices: int, left: int, slot_bytes: int, zero_copy: str, name: str
+) -> DevicePlan:
+    """The device region within ``left`` bytes for chunks of ``unit_bytes`` (their payloads
+    starting at ``payload_starts``; ``reads_index``: the format's kernels read indexes): one
+    slot per chunk when all fit; else the index arena (when chunks are read in place and it
+    fits), the sidecars that fit, and equal slots of ``slot_bytes``. A ValueError when not one
+    slot fits (unless every chunk is read in place)."""
+    starts = np.concatenate([[0], np.cumsum(unit_bytes)])
+    if zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
+        return DevicePlan(starts[:-1], True, None, int(starts[-1]))
+    index = None
+    keep = 0 if zero_copy == "always" else slot_bytes  # room for a slot
+    if zero_copy != "never" and reads_index:
+        spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
+        ends = np.cumsum(spans)
+        if ends[-1] <= left - keep:
+            index = ends - spans
+            left -= int(ends[-1])
+    kept = []
+    for side in sidecars:
+        if zero_copy != "never" and n_vertices <= side.unknown and sidecar_bytes(side, n_vertices) <= left - keep:
+            kept.append(side)
+            left -= sidecar_bytes(side, n_vertices)
+    n_slots = 0 if zero_copy == "always" else min(len(unit_bytes), max(0, left) // slot_bytes)
+    if n_slots < 1 and zero_copy != "always":
+        raise ValueError(f"device_memory leaves {max(0, left):,} bytes for chunks of {name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)")
+    slots = np.arange(n_slots, dtype=np.int64) * slot_bytes
+    used = n_slots * slot_bytes
+    if index is not None:
+        index += used
+        used += int(spans.sum())
+    offsets = {}
+    for side in kept:
+        offsets[side.name] = used
+        used += sidecar_bytes(side, n_vertices)
+    return DevicePlan(slots, False, index, used, offsets)
+
+
 class Scheduler:
     """One graph (forward or reverse) under a device budget for chunks and a host budget; with
     ``weights``, each chunk travels with its edges' weights; ``sidecars`` are kept on the device."""
@@ -157,16 +235,10 @@ class Scheduler:
         self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
         if weights is not None:
             self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
-        slot_bytes = int(self.unit_bytes.max(initial=8))
+        slot_bytes = slot_size(self.unit_bytes)
         self.fixed_bytes = fixed_bytes(n_vertices, n)
-        left = chunk_budget - self.fixed_bytes  # what the device region may take
-        if left < 0:
-            raise ValueError(
-                f"device_memory leaves {max(0, chunk_budget):,} bytes for {store.name} after the vertex state, less than its indptr and chunk tables ({self.fixed_bytes:,} bytes), and no chunk slot"
-            )
-        host_slots = min(n, host_budget // slot_bytes)
-        if host_slots < 1:
-            raise ValueError(f"host_memory ({host_budget:,} bytes) is less than one chunk slot of {store.name} ({slot_bytes:,} bytes)")
+        left = device_left(chunk_budget, n_vertices, n, store.name)  # what the device region may take
+        host_slots = host_slot_count(n, host_budget, slot_bytes, store.name)
         memory = CudaMemory if backend == "cuda" else CpuMemory
         self.memory = memory(slot_bytes, host_slots, n)
         self.plan = self._allocate(left, slot_bytes)
@@ -174,7 +246,7 @@ class Scheduler:
         self.indexed = np.zeros(n, bool)  # whose header and index are in the index arena
         self.derived = np.zeros(n, bool)  # whose vertices' sidecar values are on the device
         for side in self.sidecars:  # unknown until their chunk is validated
-            self.memory.fill_device(self.plan.sidecars[side.name], self._sidecar_bytes(side), 0xFF)
+            self.memory.fill_device(self.plan.sidecars[side.name], sidecar_bytes(side, self.n_vertices), 0xFF)
         with allocating(f"indptr and the chunk tables of {store.name}", self.fixed_bytes, self.memory.device_side):
             self.indptr = self.memory.array(indptr)
             self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
@@ -209,40 +281,7 @@ class Scheduler:
         return OutOfMemoryError(f"one chunk slot of {self.store.name} (the arena, halved down to it)", slot_bytes, self.memory.device_side)
 
     def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
-        starts = np.concatenate([[0], np.cumsum(self.unit_bytes)])
-        if self.zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
-            return DevicePlan(starts[:-1], True, None, int(starts[-1]))
-        index = None
-        keep = 0 if self.zero_copy == "always" else slot_bytes  # room for a slot
-        if self.zero_copy != "never" and self.codec.kernels_read_index:
-            spans = self.layout[:, PAYLOAD_START] + INDEX_SLACK  # header, index and slack, 8-aligned
-            ends = np.cumsum(spans)
-            if ends[-1] <= left - keep:
-                index = ends - spans
-                left -= int(ends[-1])
-        sidecars = []
-        for side in self.wanted_sidecars:
-            if self.zero_copy != "never" and self.n_vertices <= side.unknown and self._sidecar_bytes(side) <= left - keep:
-                sidecars.append(side)
-                left -= self._sidecar_bytes(side)
-        n_slots = 0 if self.zero_copy == "always" else min(self.n_chunks, max(0, left) // slot_bytes)
-        if n_slots < 1 and self.zero_copy != "always":
-            raise ValueError(
-                f"device_memory leaves {max(0, left):,} bytes for chunks of {self.store.name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)"
-            )
-        slots = np.arange(n_slots, dtype=np.int64) * slot_bytes
-        used = n_slots * slot_bytes
-        if index is not None:
-            index += used
-            used += int(spans.sum())
-        offsets = {}
-        for side in sidecars:
-            offsets[side.name] = used
-            used += self._sidecar_bytes(side)
-        return DevicePlan(slots, False, index, used, offsets)
-
-    def _sidecar_bytes(self, side: Sidecar) -> int:
-        return pad8(self.n_vertices * np.dtype(side.dtype).itemsize)
+        return plan_device(self.unit_bytes, self.layout[:, PAYLOAD_START], self.codec.kernels_read_index, self.wanted_sidecars, self.n_vertices, left, slot_bytes, self.zero_copy, self.store.name)
 
     @property
     def sidecars(self) -> list[Sidecar]:
@@ -403,7 +442,7 @@ class Scheduler:
         cursor, the latest), so a prefix of the graph stays on the device across sweeps."""
         n = self.n_chunks
         in_place = self.zero_copy == "always"
-        overlap = self.device.n_slots >= 3  # room for the round computing, the next, and no more
+        overlap = self.device.n_slots >= OVERLAP_SLOTS
         # copies: the slots two rounds of them leave keep the prefix of the graph they hold
         batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
         previous: list[int] = []
