@@ -19,12 +19,15 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import fsspec
+import numpy as np
+
 try:
     import dask.dataframe as dd
-    import fsspec
     import pandas as pd
     from dask.base import tokenize
-    from distributed import Client, get_client, wait
+    from dask.dataframe.utils import clear_known_categories
+    from distributed import Client, get_client
 except ImportError as e:  # pragma: no cover (the dask extra is part of the test extra)
     raise ImportError("graphtier.dask needs dask's distributed scheduler and dataframes: pip install 'graphtier[dask]'") from e
 
@@ -56,15 +59,16 @@ def run_batch(algorithm: str | Callable[..., Any], store: str, sources: Sequence
     function = _function(algorithm)
     graph = engine.open(store)
     config = Config.of(config, progress=False)
-    runs = [(None, function(graph, config=config, **(params or {})))] if sources is None else [(s, function(graph, s, config=config, **(params or {}))) for s in sources]
-    frames = []
-    for source, result in runs:
-        frame = result.to_pandas()
-        frame.insert(0, "store", store)
-        if source is not None:
-            frame.insert(1, "source", source)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    if sources is None:
+        frame = function(graph, config=config, **(params or {})).to_pandas()
+    else:
+        frames = []
+        for source in sources:
+            frames.append(function(graph, source, config=config, **(params or {})).to_pandas())
+            frames[-1].insert(0, "source", source)
+        frame = pd.concat(frames, ignore_index=True)
+    frame.insert(0, "store", pd.Categorical.from_codes(np.zeros(len(frame), np.int8), [store]))  # a byte a row, not the path
+    return frame
 
 
 def map(
@@ -90,10 +94,11 @@ def map(
 
     Returns a Dask DataFrame, one partition per task, already running (persisted): its
     partitions are futures, so ``distributed.progress(frame)`` and ``wait`` follow it, and
-    ``frame.compute()`` or ``to_parquet`` collects it. Columns: ``store`` (a local path made
-    absolute, as workers read it), ``source`` where the algorithm takes one, then the result's
-    own (``vertex``, ...). It returns once the first task is done, whose columns give the frame's
-    schema; a task that failed then raises here and cancels the rest.
+    ``frame.compute()`` or ``to_parquet`` collects it. Columns: ``store`` (the location read, a
+    local path made absolute; categorical, a byte a row), ``source`` where the algorithm takes
+    one, then the result's own (``vertex``, ...). It returns once the first task is done, whose
+    columns give the frame's schema (taken where the task ran); if it failed, its error is raised
+    here and the rest are cancelled.
     """
     function = _function(algorithm)
     sent = _NAMES.get(function, function)
@@ -103,6 +108,8 @@ def map(
         raise ValueError(f"{_label(function)} runs from a source: give sources=")
     if not per_source and sources is not None:
         raise ValueError(f"{_label(function)} takes no source; sources= would run it again on each store for nothing")
+    if batch is not None and batch < 1:
+        raise ValueError(f"batch is the number of sources per task, at least 1, got {batch}")
     stores = [stores] if isinstance(stores, (str, os.PathLike)) else list(stores)
     client = client or get_client()
     resources = _resources(client, config)
@@ -121,15 +128,14 @@ def map(
     keys = [f"graphtier-{_label(function)}-{tokenize(sent, location, chunk, params, config)}" for location, chunk in tasks]
     futures = client.map(run_batch, [sent] * len(tasks), *zip(*tasks), key=keys, retries=retries, resources=resources, pure=True, params=params, config=config)
     try:
-        first = wait(futures, return_when="FIRST_COMPLETED").done.pop()
-        meta = client.submit(_empty, first).result()
+        meta = client.submit(_empty, futures[0]).result()
     except BaseException:
         client.cancel(futures)
         raise
     return client.persist(dd.from_delayed(futures, meta=meta))
 
 
-def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options) -> str:
+def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> str:
     """Write ``frame`` with Dask's own writer (``options`` go to ``DataFrame.to_parquet``) into a
     sibling of ``path`` named by this process (``temps``), renamed to ``path`` once every part is
     written: a failed or interrupted job leaves no partial dataset there, and what a killed one
@@ -184,5 +190,6 @@ def _resources(client: Client, config: Config) -> dict[str, int] | None:
 
 
 def _empty(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame's columns and types without its rows: the schema, made where the rows are."""
-    return frame.iloc[:0]
+    """The frame's columns and types without its rows: the schema, made where the rows are. Each
+    partition's ``store`` is a categorical of its own store, so the schema's categories are unknown."""
+    return clear_known_categories(frame.iloc[:0])

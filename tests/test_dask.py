@@ -37,7 +37,7 @@ def client(tmp_path_factory):
     """Two worker processes of one thread each (one Numba thread: two cores); closed after the
     module, its worker processes gone and their directories removed."""
     scratch = tmp_path_factory.mktemp("dask")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, local_directory=scratch, env={"NUMBA_NUM_THREADS": "1"})
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", local_directory=scratch, env={"NUMBA_NUM_THREADS": "1"})
     with cluster, distributed.Client(cluster) as client:
         yield client
         pids = list(client.run(os.getpid).values())
@@ -87,10 +87,26 @@ def test_refused_before_any_task(client, stores):
         gt.dask.map("bsf", stores, SOURCES, client=client)
     with pytest.raises(ValueError, match="bfs runs from a source"):
         gt.dask.map("bfs", stores, client=client)
+    with pytest.raises(ValueError, match="at least 1"):
+        gt.dask.map("bfs", stores, SOURCES, batch=0, client=client)
     with pytest.raises(ValueError, match="pagerank takes no source"):
         gt.dask.map("pagerank", stores, SOURCES, client=client)
     with pytest.raises(ValueError, match="--resources GPU=1"):
         gt.dask.map("pagerank", stores, client=client, config=gt.Config(device="cuda"))
+
+
+def pagerank_given_a_gpu(graph, *, config: gt.Config):
+    """PageRank on the CPU, once the running task is seen to hold the GPU its "cuda" config asked for."""
+    assert config.device == "cuda"
+    assert [ts.resource_restrictions for ts in distributed.get_worker().state.executing] == [{"GPU": 1}]
+    return gt.pagerank(graph, config=gt.Config.of(config, device="cpu"))
+
+
+def test_cuda_tasks_ask_for_a_gpu(stores):
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1}, dashboard_address=":0")
+    with cluster, distributed.Client(cluster, set_as_default=False) as client:
+        frame = gt.dask.map(pagerank_given_a_gpu, stores, client=client, config=gt.Config(device="cuda"))
+        assert_single_process(client.compute(frame).result(), stores, gt.pagerank)
 
 
 def bfs_killing_its_worker(graph, source: int, *, marker: str, victim: int, config: gt.Config):
