@@ -41,6 +41,16 @@ from .engine import (
 from .errors import BudgetError, CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, OutOfMemoryError, StoreError, StoreReplacedError
 from .partition import generators
 
+
+def __getattr__(name: str):
+    """``gt.dask`` is imported on first use, so that graphtier itself does not need dask."""
+    if name == "dask":
+        import importlib
+
+        return importlib.import_module(".dask", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "Advice",
     "BFSResult",

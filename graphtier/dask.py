@@ -1,0 +1,195 @@
+"""Dask jobs over many stores and many sources: ``gt.dask.map("bfs", stores, sources, client=client)``.
+
+Workers open the stores themselves (paths or fsspec URLs): only a store's location, the algorithm's
+name, its parameters and the ``Config`` travel, never a Graph. The sources of one store go in
+batches, a task each, so that a worker pays the store's open and its upload to the device once per
+batch rather than once per source. Tasks are pure (the same inputs give the same frame, and they
+only read), which is what lets Dask run one again anywhere: after an exception (``retries``), when
+its worker died while running it (the scheduler reruns it elsewhere, up to
+``distributed.scheduler.allowed-failures`` times), or when its finished result was lost with its
+worker. The frame holds each result once, whatever ran twice. A "cuda" config asks each task for a
+``GPU`` resource: workers with one GPU each (``--resources GPU=1``) run one task at a time per GPU.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import fsspec
+import numpy as np
+
+try:
+    import dask.dataframe as dd
+    import pandas as pd
+    from dask.base import tokenize
+    from dask.dataframe.utils import clear_known_categories
+    from distributed import Client, get_client
+except ImportError as e:  # pragma: no cover (the dask extra is part of the test extra)
+    raise ImportError("graphtier.dask needs dask's distributed scheduler and dataframes: pip install 'graphtier[dask]'") from e
+
+from . import engine, temps
+from .runtime import Config
+from .store import is_url
+
+ALGORITHMS = (
+    "bfs",
+    "sssp",
+    "pagerank",
+    "connected_components",
+    "strongly_connected_components",
+    "minimum_spanning_tree",
+    "maximal_independent_set",
+    "greedy_color",
+    "betweenness_centrality",
+)
+_NAMES = {getattr(engine, name): name for name in ALGORITHMS}  # graphtier's own functions travel by name
+
+Stores = str | os.PathLike | Sequence[str | os.PathLike]
+
+
+def run_batch(algorithm: str | Callable[..., Any], store: str, sources: Sequence[int] | None = None, *, params: Mapping[str, Any] | None = None, config: Config | None = None) -> pd.DataFrame:
+    """One task: open ``store`` once and run ``algorithm`` from each of ``sources`` (once, for an
+    algorithm without a source); every result's ``to_pandas()`` after a ``store`` column and a
+    ``source`` column, in one frame. Progress bars are off: Dask reports progress. Plain Python,
+    so it also runs without Dask (the benchmark's serial baseline does)."""
+    function = _function(algorithm)
+    graph = engine.open(store)
+    config = Config.of(config, progress=False)
+    if sources is None:
+        frame = function(graph, config=config, **(params or {})).to_pandas()
+    else:
+        frames = []
+        for source in sources:
+            frames.append(function(graph, source, config=config, **(params or {})).to_pandas())
+            frames[-1].insert(0, "source", source)
+        frame = pd.concat(frames, ignore_index=True)
+    frame.insert(0, "store", pd.Categorical.from_codes(np.zeros(len(frame), np.int8), [store]))  # a byte a row, not the path
+    return frame
+
+
+def map(
+    algorithm: str | Callable[..., Any],
+    stores: Stores,
+    sources: Sequence[int] | Mapping[str | os.PathLike, Sequence[int]] | None = None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    config: Config | None = None,
+    client: Client | None = None,
+    batch: int | None = None,
+    retries: int = 2,
+) -> dd.DataFrame:
+    """Run ``algorithm`` over every store (and from every source of a store) as a Dask job.
+
+    ``algorithm``: one of ``ALGORITHMS`` by name or function, or any picklable
+    ``f(graph, [source,] *, config, **params)`` returning a result with ``to_pandas()``.
+    ``sources``: the ids (as the input named them) for an algorithm that takes a source, the same
+    for every store, or a mapping from each store to its own. ``params``: the algorithm's keyword
+    arguments; ``config``: the execution options every task runs with. ``batch``: sources per task
+    (default: as many per task as keep every worker thread, or every GPU, busy). ``retries``:
+    reruns of a task that raised (a store read failing for a moment).
+
+    Returns a Dask DataFrame, one partition per task, already running (persisted): its
+    partitions are futures, so ``distributed.progress(frame)`` and ``wait`` follow it, and
+    ``frame.compute()`` or ``to_parquet`` collects it. Columns: ``store`` (the location read, a
+    local path made absolute; categorical, a byte a row), ``source`` where the algorithm takes
+    one, then the result's own (``vertex``, ...). It returns once the first task is done, whose
+    columns give the frame's schema (taken where the task ran); if it failed, its error is raised
+    here and the rest are cancelled.
+    """
+    function = _function(algorithm)
+    sent = _NAMES.get(function, function)
+    config = config if config is not None else Config()
+    per_source = "source" in inspect.signature(function).parameters
+    if per_source and sources is None:
+        raise ValueError(f"{_label(function)} runs from a source: give sources=")
+    if not per_source and sources is not None:
+        raise ValueError(f"{_label(function)} takes no source; sources= would run it again on each store for nothing")
+    if batch is not None and batch < 1:
+        raise ValueError(f"batch is the number of sources per task, at least 1, got {batch}")
+    stores = [stores] if isinstance(stores, (str, os.PathLike)) else list(stores)
+    client = client or get_client()
+    resources = _resources(client, config)
+    slots = sum(w["resources"].get("GPU", 0) for w in client.scheduler_info()["workers"].values()) if resources else sum(client.nthreads().values())
+    tasks = []
+    for store in stores:
+        location = str(store) if is_url(store) else os.path.abspath(store)
+        if not per_source:
+            tasks.append((location, None))
+            continue
+        mine = [int(s) for s in (sources[store] if isinstance(sources, Mapping) else sources)]
+        size = batch or max(1, -(-len(mine) // max(1, -(-slots // len(stores)))))
+        tasks += [(location, mine[i : i + size]) for i in range(0, len(mine), size)]
+    if not tasks:
+        raise ValueError("nothing to run: no stores, or no sources")
+    keys = [f"graphtier-{_label(function)}-{tokenize(sent, location, chunk, params, config)}" for location, chunk in tasks]
+    futures = client.map(run_batch, [sent] * len(tasks), *zip(*tasks), key=keys, retries=retries, resources=resources, pure=True, params=params, config=config)
+    try:
+        meta = client.submit(_empty, futures[0]).result()
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return client.persist(dd.from_delayed(futures, meta=meta))
+
+
+def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> str:
+    """Write ``frame`` with Dask's own writer (``options`` go to ``DataFrame.to_parquet``) into a
+    sibling of ``path`` named by this process (``temps``), renamed to ``path`` once every part is
+    written: a failed or interrupted job leaves no partial dataset there, and what a killed one
+    left is removed by the next write to the same place. ``path``, a local path (one the workers
+    share) or an fsspec URL, must not exist. Returns ``path``."""
+    remote = is_url(path)
+    fs, target = fsspec.core.url_to_fs(str(path) if remote else os.path.abspath(path), **options.get("storage_options", {}))
+    target = target.rstrip("/")
+    if fs.exists(target):
+        raise FileExistsError(f"refusing to write {path}: something is there already")
+    parent, name = posixpath.dirname(target), posixpath.basename(target)
+    for entry, _ in temps.abandoned([posixpath.basename(p.rstrip("/")) for p in fs.ls(parent, detail=False)], name, hidden=not remote):
+        fs.rm(posixpath.join(parent, entry), recursive=True)
+    stage = posixpath.join(parent, temps.sibling_name(name, "tmp", hidden=not remote))
+    try:
+        frame.to_parquet(fs.unstrip_protocol(stage) if remote else stage, **options)
+        if remote:
+            fs.mv(stage, target, recursive=True)
+        else:
+            os.rename(stage, target)  # atomic; fails rather than nest the stage in a directory that appeared meanwhile
+    finally:
+        if fs.exists(stage):
+            fs.rm(stage, recursive=True)
+    return str(path)
+
+
+def _function(algorithm: str | Callable[..., Any]) -> Callable[..., Any]:
+    if callable(algorithm):
+        return algorithm
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; graphtier's are {', '.join(ALGORITHMS)}, or pass a function")
+    return getattr(engine, algorithm)
+
+
+def _label(function: Callable[..., Any]) -> str:
+    return _NAMES.get(function, getattr(function, "__name__", "task"))
+
+
+def _resources(client: Client, config: Config) -> dict[str, int] | None:
+    """A ``GPU`` for each task of a "cuda" job, refused at once where no worker has one (the tasks
+    would wait forever); a cluster with no workers yet (adaptive) is left to start them."""
+    if config.device != "cuda":
+        return None
+    workers = client.scheduler_info()["workers"].values()
+    if workers and not any(w["resources"].get("GPU") for w in workers):
+        raise ValueError(
+            "config.device is 'cuda' but no worker of this cluster has a GPU resource: start one worker per GPU with "
+            "`dask worker SCHEDULER --nthreads 1 --resources GPU=1` (each with its own CUDA_VISIBLE_DEVICES), "
+            "or dask_cuda.LocalCUDACluster(resources={'GPU': 1})"
+        )
+    return {"GPU": 1}
+
+
+def _empty(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame's columns and types without its rows: the schema, made where the rows are. Each
+    partition's ``store`` is a categorical of its own store, so the schema's categories are unknown."""
+    return clear_known_categories(frame.iloc[:0])
