@@ -106,8 +106,8 @@ def pagerank_given_a_gpu(graph, *, config: gt.Config):
     return gt.pagerank(graph, config=gt.Config.of(config, device="cpu"))
 
 
-def test_cuda_tasks_ask_for_a_gpu(stores):
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1}, dashboard_address=":0")
+def test_cuda_tasks_ask_for_a_gpu(stores, tmp_path):
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1}, dashboard_address=":0", local_directory=tmp_path)
     with cluster, distributed.Client(cluster, set_as_default=False) as client:
         frame = gt.dask.map(pagerank_given_a_gpu, stores, client=client, config=gt.Config(device="cuda"))
         assert_single_process(client.compute(frame).result(), stores, gt.pagerank)
