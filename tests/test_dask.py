@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 import graphtier as gt
+from tests.test_kills import dead_owner_name
 
 distributed = pytest.importorskip("distributed")
 
@@ -75,8 +76,11 @@ def test_pagerank_one_task_per_store_to_parquet(client, stores, tmp_path):
     assert list(got.columns) == ["store", "vertex", "rank"]
     assert_single_process(got, stores, gt.pagerank, alpha=0.9)
     out = tmp_path / "ranks.parquet"
+    stale = tmp_path / dead_owner_name(out.name, "tmp")  # a stage that a killed writer left
+    stale.mkdir()
+    (stale / "part.0.parquet").write_bytes(b"half")
     assert gt.dask.to_parquet(frame, out) == str(out)
-    assert os.listdir(tmp_path) == ["ranks.parquet"]  # the stage was renamed, nothing else left
+    assert os.listdir(tmp_path) == ["ranks.parquet"]  # the stage was renamed, the stale one swept
     pd.testing.assert_frame_equal(pd.read_parquet(out).reset_index(drop=True), got.reset_index(drop=True), check_dtype=False)
     with pytest.raises(FileExistsError, match="ranks.parquet"):
         gt.dask.to_parquet(frame, out)
@@ -102,8 +106,8 @@ def pagerank_given_a_gpu(graph, *, config: gt.Config):
     return gt.pagerank(graph, config=gt.Config.of(config, device="cpu"))
 
 
-def test_cuda_tasks_ask_for_a_gpu(stores):
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1}, dashboard_address=":0")
+def test_cuda_tasks_ask_for_a_gpu(stores, tmp_path):
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, resources={"GPU": 1}, dashboard_address=":0", local_directory=tmp_path)
     with cluster, distributed.Client(cluster, set_as_default=False) as client:
         frame = gt.dask.map(pagerank_given_a_gpu, stores, client=client, config=gt.Config(device="cuda"))
         assert_single_process(client.compute(frame).result(), stores, gt.pagerank)
