@@ -79,19 +79,10 @@ def patched(algorithm: str, code: str) -> str:
 def build(peers: Path, out: Path, algorithms) -> dict[str, Path]:
     """Compile the codes of ``algorithms`` from ``peers`` (the folder holding ECL-Suite, ECL-SCC and
     ECL-MST; only read) into ``out``. Returns algorithm -> executable."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "cuda13.h").write_text(_CUDA13)
-    jobs = {}
-    for alg in algorithms:
-        source, include = PROGRAMS[alg]
-        (out / f"{alg}.cu").write_text(patched(alg, (peers / source).read_text()))
-        cmd = [*NVCC, "-I", str(peers / include), "-include", str(out / "cuda13.h"), "-o", str(out / alg), str(out / f"{alg}.cu")]
-        jobs[alg] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for alg, job in jobs.items():
-        log = job.communicate()[0]
-        if job.returncode:
-            raise RuntimeError(f"nvcc could not build {PROGRAMS[alg][0]}:\n{log}")
-    return {alg: out / alg for alg in jobs}
+    from harness import compile_peers  # here: the tests load this module alone
+
+    units = {alg: (patched(alg, (peers / PROGRAMS[alg][0]).read_text()), peers / PROGRAMS[alg][1], PROGRAMS[alg][0]) for alg in algorithms}
+    return compile_peers(units, _CUDA13, out, NVCC)
 
 
 def write_egr(path: Path, indptr, indices, weights=None, step: int = 1 << 24) -> None:

@@ -64,21 +64,15 @@ PRINTED = {"iterations": r"iterations?:? +(\d+)", "ms": r"time:? +([0-9.]+) ms",
 def build(src: Path, out: Path) -> dict[str, Path]:
     """Compile EMOGI's 32-bit programs from ``src`` into ``out`` (copies there; ``src`` is only
     read). Returns program name -> executable."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "cuda13.h").write_text(_CUDA13)
-    jobs = {}
+    from harness import compile_peers  # here: the tests load this module alone
+
+    units = {}
     for name in PROGRAMS:
         code = (src / f"{name}.cu").read_text()
         if name in _FIXES:
             code = code.replace(*_FIXES[name])
-        (out / f"{name}.cu").write_text(code)
-        cmd = [*NVCC, "-I", str(src), "-include", str(out / "cuda13.h"), "-o", str(out / name), str(out / f"{name}.cu")]
-        jobs[name] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for name, job in jobs.items():
-        log = job.communicate()[0]
-        if job.returncode:
-            raise RuntimeError(f"nvcc could not build EMOGI's {name}:\n{log}")
-    return {name: out / name for name in PROGRAMS}
+        units[name] = (code, src, f"EMOGI's {name}")
+    return compile_peers(units, _CUDA13, out, NVCC)
 
 
 def write_bel(prefix: Path, indptr, indices, weights=None) -> None:

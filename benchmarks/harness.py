@@ -103,6 +103,26 @@ def _chart(rows: list[dict], title: str, path: Path) -> None:
     plt.close(fig)
 
 
+def compile_peers(units: dict[str, tuple[str, Path, str]], header: str, out: Path, nvcc: list[str]) -> dict[str, Path]:
+    """Compile peer codes into ``out``, in parallel, each with ``header`` force-included (their
+    CUDA 13 fixes): ``units`` maps name -> (source text, include folder, what to call it in an
+    error). Returns name -> executable."""
+    import subprocess
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cuda13.h").write_text(header)
+    jobs = {}
+    for name, (code, include, _) in units.items():
+        (out / f"{name}.cu").write_text(code)
+        cmd = [*nvcc, "-I", str(include), "-include", str(out / "cuda13.h"), "-o", str(out / name), str(out / f"{name}.cu")]
+        jobs[name] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for name, job in jobs.items():
+        log = job.communicate()[0]
+        if job.returncode:
+            raise RuntimeError(f"nvcc could not build {units[name][2]}:\n{log}")
+    return {name: out / name for name in jobs}
+
+
 def print_table(rows: list[dict], columns: list[str] | None = None) -> None:
     """Print ``rows`` as an aligned markdown table (all keys, in first-seen order, by default)."""
     print("\n".join(_table(rows, columns or _columns(rows))))

@@ -62,23 +62,21 @@ def cmd_generate(args) -> None:
     _emit(args, {"output": str(out), "edges": len(edges)}, f"wrote {len(edges):,} edges to {out}")
 
 
+def _graph_options(args) -> dict:
+    """The options that shape a graph built from an input, as convert and advise take them."""
+    return {
+        "symmetrize": args.symmetrize,
+        "drop_self_loops": args.drop_self_loops,
+        "dedup": not args.keep_duplicates,
+        "relabel": args.relabel,
+        "reverse": args.reverse,
+        "memory_budget": args.memory_budget,
+        "progress": None if not args.json else False,
+    }
+
+
 def _build(args, source, store):
-    return gt.build(
-        source,
-        store,
-        format=args.format,
-        chunk_edges=args.chunk_edges,
-        symmetrize=args.symmetrize,
-        drop_self_loops=args.drop_self_loops,
-        dedup=not args.keep_duplicates,
-        relabel=args.relabel,
-        order=args.order,
-        memory_budget=args.memory_budget,
-        reverse=args.reverse,
-        overwrite=args.overwrite,
-        allow_empty=args.allow_empty,
-        progress=None if not args.json else False,
-    )
+    return gt.build(source, store, format=args.format, chunk_edges=args.chunk_edges, order=args.order, overwrite=args.overwrite, allow_empty=args.allow_empty, **_graph_options(args))
 
 
 def cmd_advise(args) -> None:
@@ -91,13 +89,7 @@ def cmd_advise(args) -> None:
         goal=args.goal,
         orders=args.orders,
         sample_edges=args.sample_edges,
-        symmetrize=args.symmetrize,
-        drop_self_loops=args.drop_self_loops,
-        dedup=not args.keep_duplicates,
-        relabel=args.relabel,
-        reverse=args.reverse,
-        memory_budget=args.memory_budget,
-        progress=None if not args.json else False,
+        **_graph_options(args),
     )
     _emit(args, advice.to_dict(), str(advice))
 
