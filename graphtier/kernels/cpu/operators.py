@@ -12,6 +12,9 @@ queue ``frontier[:n]`` or, with ``every``, all vertices ``0 .. n - 1``.
 - ``advance``: push through out-edges; ``functor(v, u, e, w, state)`` returning True puts ``u`` in
   the output queue (once, with ``dedup``: ``marks[u]`` is set then). A format may supply a fused
   push visitor (the registry's ``push``) that hands each id to the functor as it decodes it.
+- ``drain``: ``advance`` over a whole graph in memory that pushes on from every vertex it would
+  queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
+  that follows from it before the next; a vertex of the set already pushed from is skipped.
 - ``pull``: each vertex ``u`` of a set with ``wanted(u, state)`` scans its in-edges (the reverse
   graph) until ``parent(u, v, e, w, state)`` holds, then ``adopt(u, v, state)`` runs once and
   ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
@@ -86,6 +89,46 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
                             n_out += 1
                 lo = end
         return n_out
+
+    return kernel
+
+
+@functools.cache
+def drain_kernel(neighbors, functor, weighted: bool):
+    """``drain`` compiled for one format and functor: ``advance``'s loop with a ring (``queue``,
+    room for every vertex that may wait) in place of the output queue, and ``seen`` (cleared)
+    marking the vertices pushed from. Every chunk is in memory: no table row is ``ABSENT``."""
+
+    @njit
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, queue, marks, seen, scratch):
+        buf = scratch[0]
+        room = len(queue)
+        head = tail = pending = 0
+        for i in range(n):
+            v = _member(frontier, i, every)
+            if seen[v]:  # pushed from since it was queued: nothing new to push
+                continue
+            while True:
+                seen[v] = True
+                lo, hi = indptr[v], indptr[v + 1]
+                while lo < hi:
+                    c, start, end = _segment(lo, hi, chunk_edges)
+                    wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
+                    ids = neighbors(words, table, c, v, lo - start, end - start, buf)
+                    for k in range(len(ids)):
+                        u = ids[k]
+                        if functor(v, u, lo + k, weights[wbase + lo + k] if weighted else ONE, state) and not marks[u]:
+                            marks[u] = True
+                            queue[tail] = u
+                            tail = tail + 1 if tail + 1 < room else 0
+                            pending += 1
+                    lo = end
+                if pending == 0:
+                    break
+                v = np.int64(queue[head])
+                head = head + 1 if head + 1 < room else 0
+                pending -= 1
+                marks[v] = False
 
     return kernel
 
