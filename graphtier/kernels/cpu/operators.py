@@ -47,9 +47,19 @@ def _member(frontier, i, every):
 
 
 @njit(inline="always")
-def _segment(lo, hi, chunk_edges):
-    """(chunk, its first edge, the end of the list's part in it) for the list's edges ``lo:hi``."""
-    c = lo // chunk_edges
+def _shift(chunk_edges):
+    """log2 of ``chunk_edges`` where it is a power of two (the default), else -1."""
+    shift = 0
+    while (1 << shift) < chunk_edges:
+        shift += 1
+    return shift if (1 << shift) == chunk_edges else -1
+
+
+@njit(inline="always")
+def _segment(lo, hi, chunk_edges, shift):
+    """(chunk, its first edge, the end of the list's part in it) for the list's edges ``lo:hi``;
+    ``shift`` (``_shift``) spares a division per list."""
+    c = lo >> shift if shift >= 0 else lo // chunk_edges
     start = c * chunk_edges
     return c, start, min(hi, start + chunk_edges)
 
@@ -66,11 +76,12 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
         n_out = 0
         buf = scratch[0]
+        shift = _shift(chunk_edges)
         for i in range(n):
             v = _member(frontier, i, every)
             lo, hi = indptr[v], indptr[v + 1]
             while lo < hi:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] == ABSENT:  # not in memory this round
                     pass
                 elif fused:
@@ -102,6 +113,7 @@ def drain_kernel(neighbors, functor, weighted: bool):
     @njit
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, queue, marks, seen, scratch):
         buf = scratch[0]
+        shift = _shift(chunk_edges)
         room = len(queue)
         head = tail = pending = 0
         for i in range(n):
@@ -112,7 +124,7 @@ def drain_kernel(neighbors, functor, weighted: bool):
                 seen[v] = True
                 lo, hi = indptr[v], indptr[v + 1]
                 while lo < hi:
-                    c, start, end = _segment(lo, hi, chunk_edges)
+                    c, start, end = _segment(lo, hi, chunk_edges, shift)
                     wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
                     ids = neighbors(words, table, c, v, lo - start, end - start, buf)
                     for k in range(len(ids)):
@@ -137,6 +149,7 @@ def drain_kernel(neighbors, functor, weighted: bool):
 def pull_kernel(neighbors, weighted: bool):
     @njit(parallel=True)
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, parent, adopt, state, done, scratch):
+        shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
             if done[u] or not wanted(u, state):
@@ -145,7 +158,7 @@ def pull_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             found = False
             while lo < hi and not found:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
@@ -181,6 +194,7 @@ def gather_kernel(neighbors, weighted: bool):
 
     @njit(parallel=True)
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, gather, apply, state, scratch):
+        shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
             if not wanted(u, state):
@@ -189,7 +203,7 @@ def gather_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             total = 0.0
             while lo < hi:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
