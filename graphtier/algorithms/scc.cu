@@ -7,16 +7,19 @@ constexpr u32 NONE = 0xFFFFFFFFu;   // no seed (scc.py's NONE)
 constexpr u32 PLACED = NONE;        // the part of a placed vertex
 constexpr u32 FIRST = 0xFFFFFFFEu;  // the first part
 
-struct Init {  // trimming: no in-edges or no out-edges places a vertex, its own id as label; only the pivot seeds
+// Trimming: no in-edges or no out-edges places a vertex, its own id as label; the others are in the
+// first part (true: queued), and only the pivot seeds.
+struct Init {
     u32* colour;
     u32* part;
     const i64* out_indptr;
     const i64* in_indptr;
     i64 pivot;
-    __device__ void operator()(u32 v) const {
+    __device__ bool operator()(u32 v) const {
         bool trimmed = out_indptr[v + 1] == out_indptr[v] || in_indptr[v + 1] == in_indptr[v];
         colour[v] = trimmed || i64(v) == pivot ? v : NONE;
         part[v] = trimmed ? PLACED : FIRST;
+        return !trimmed;
     }
 };
 
@@ -65,7 +68,7 @@ struct Unplaced {
     __device__ bool operator()(u32 v) const { return part[v] != PLACED; }
 };
 
-INSTANTIATE(COMPUTE, Init)
+INSTANTIATE(FILTER, Init)
 INSTANTIATE(ADVANCE, Spread)
 INSTANTIATE(FILTER, Colour)
 INSTANTIATE(FILTER, Reseed)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Run, cpu, run
 from ..runtime.results import ComponentsResult
 from .cc import connected_components, numbered
 
@@ -46,12 +46,13 @@ FIRST = np.uint32(0xFFFFFFFE)  # the first part (no vertex has this id either: c
 @cpu
 def init(v, s):
     """Trimming: a vertex without in-edges or without out-edges is placed, its own id as label;
-    the others are in the first part, and only the pivot is a seed. ``s``: (colour, part, out-edges'
-    indptr, in-edges' indptr, the pivot)."""
+    the others are in the first part (true: queued), and only the pivot is a seed. ``s``: (colour,
+    part, out-edges' indptr, in-edges' indptr, the pivot)."""
     colour, part, out_indptr, in_indptr, pivot = s
     trimmed = out_indptr[v + 1] == out_indptr[v] or in_indptr[v + 1] == in_indptr[v]
     colour[v] = v if trimmed or v == pivot else NONE
     part[v] = PLACED if trimmed else FIRST
+    return not trimmed
 
 
 @cpu
@@ -112,7 +113,7 @@ def choose_pivot(out_indptr, in_indptr):
     return best, sinks, sources
 
 
-INIT = Compute("Init", init)
+INIT = Filter("Init", init)
 SPREAD = Advance("Spread", spread)
 COLOUR = Filter("Colour", colour_part)
 RESEED = Filter("Reseed", reseed)
@@ -122,7 +123,7 @@ UNPLACED = Filter("Unplaced", unplaced)
 class StrongComponents(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
     functors = (INIT, SPREAD, COLOUR, RESEED, UNPLACED)
-    queues = ("left",)  # the vertices not placed after the last pass
+    queues = ("left",)  # the vertices not placed yet (after trimming, then after each pass)
     dedup = True  # a vertex whose label dropped is queued once, whichever edges lowered it
 
     def __init__(self, graph):
@@ -141,7 +142,6 @@ class StrongComponents(Algorithm):
         else:
             self.pivot_edges = 0
         self.half = "first" if self.pivot >= 0 else "second"  # the half under way (no pivot: as if a pass just ended)
-        self.left = ALL  # the vertices a pass may place
 
     def edges(self, graph) -> dict[str, Edges]:
         return {"out": Edges(), "in": Edges(reverse=True)}
@@ -152,7 +152,8 @@ class StrongComponents(Algorithm):
 
     def start(self, run: Run) -> None:
         s = run.state
-        run.compute(INIT, s["colour"], s["part"], run.sources["out"].indptr, run.sources["in"].indptr, self.pivot)
+        self.left = run.queues["left"]  # the vertices a pass may place
+        run.filter(INIT, s["colour"], s["part"], run.sources["out"].indptr, run.sources["in"].indptr, self.pivot, input=ALL, output=self.left)
         run.frontier.start(np.array([self.pivot] if self.pivot >= 0 else [], np.int64), self.pivot_edges)
 
     def batch(self, run: Run) -> int:
@@ -170,7 +171,6 @@ class StrongComponents(Algorithm):
             if self.pivot >= 0:  # else every vertex is trimmed, and no pass began
                 self.passes += 1
             run.filter(RESEED, s["colour"], s["reach"], s["part"], input=self.left)
-            self.left = run.queues["left"]
             self.left.row.fill(0)
             run.filter(UNPLACED, s["part"], input=run.frontier.next, output=self.left)
             self.half, phase = "first", "seed"
