@@ -2,7 +2,7 @@
 random weights in [1, 64): directed (with its reverse) for SSSP, CC, PageRank, SCC and
 betweenness centrality, symmetrised for the spanning forest, MIS and colouring.
 
-    python benchmarks/algorithms_cpu.py [--formats csr ef] [--algorithms ...] [--repeat 5] [--out DIR]
+    python benchmarks/algorithms_cpu.py [--formats csr ef] [--algorithms ...] [--repeat 5] [--out DIR] [--tag TAG]
 
 Each graphtier call is timed whole (wall seconds, as a caller sees it) after a warm-up call that
 compiles the kernels; scipy gets the same CSR matrix and networkx a graph made from it beforehand
@@ -84,6 +84,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--limit", type=int, default=300, help="seconds a slow baseline may run (default 300)")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    p.add_argument("--tag", help="appended to the results' file names")
     args = p.parse_args()
     z = np.load(CNR)
     indptr, indices = z["indptr"].astype(np.int64), z["indices"]
@@ -177,7 +178,7 @@ def main() -> None:
         "timing": "wall, median after a warm-up",
         "machine": machine_info(),
     }
-    json_path, md_path = write_results("algorithms_cpu", rows, meta, out_dir=args.out)
+    json_path, md_path = write_results("algorithms_cpu", rows, meta, out_dir=args.out, tag=args.tag)
     print_table(rows, ["algorithm", "format", "graphtier_ms", "baseline", "baseline_ms", "speedup"])
     print(f"\nwrote {json_path} and {md_path}")
 

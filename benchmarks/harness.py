@@ -54,14 +54,15 @@ def time_it(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 1) -> di
 TIMES = ("ms", "graphtier_ms", "seconds")  # the column a results chart draws, the first rows have
 
 
-def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR) -> tuple[Path, Path]:
-    """Write ``<name>-<date>-<host>.json`` (rows, meta, machine) and a markdown table beside it,
-    and where matplotlib is installed a chart of the rows' times (``.png``); ``-2``, ``-3``...
-    after the host where a run of the same day is there already (kept)."""
+def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR, tag: str | None = None) -> tuple[Path, Path]:
+    """Write ``<name>-<date>-<host>[-<tag>].json`` (rows, meta, machine) and a markdown table beside
+    it, and where matplotlib is installed a chart of the rows' times (``.png``); ``-2``, ``-3``...
+    after that where a run of the same day is there already (kept)."""
     machine = meta.get("machine") or machine_info()
     meta = {**meta, "machine": machine}
     host = re.sub(r"[^A-Za-z0-9_.-]", "_", machine["host"])
-    base = Path(out_dir) / f"{name}-{machine['date'][:10]}-{host}"
+    suffix = "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", tag) if tag else ""
+    base = Path(out_dir) / f"{name}-{machine['date'][:10]}-{host}{suffix}"
     stem, n = base, 1
     while stem.with_suffix(".json").exists() or stem.with_suffix(".md").exists():
         n += 1

@@ -182,11 +182,28 @@ class Components(Algorithm):
         return int(values[np.argmax(counts)])
 
 
+@cpu
+def ranked(roots, labels):
+    """Each root's rank among the roots into ``labels``, in one pass (a root is its component's
+    smallest vertex, so its label is set before any other vertex's)."""
+    k = 0
+    for v in range(len(roots)):
+        if roots[v] == v:
+            labels[v] = k
+            k += 1
+        else:
+            labels[v] = labels[roots[v]]
+
+
 def numbered(graph, done: Run, roots) -> np.ndarray:
     """Component labels (int64, in the input's order) from ``roots``, each component's smallest
     vertex in the store's ids (where the run left them): components numbered in the order of their
     smallest vertex in the input's ids, as scipy numbers weakly connected ones."""
     if graph.perm is None:  # the smallest vertex is the same in both: rank the roots where they are
+        if done.backend == "cpu":  # one pass, where a sort took 6 ms on cnr-2000
+            labels = np.empty(len(roots), np.int64)
+            ranked(roots, labels)
+            return labels
         _, labels = done.xp.unique(roots, return_inverse=True)
         return done.ops.to_host(labels).astype(np.int64).ravel()
     # the smallest vertex in the input's ids: the first of each root in the input's order

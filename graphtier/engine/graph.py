@@ -72,7 +72,8 @@ class Graph:
 
     @property
     def has_reverse(self) -> bool:
-        return schema.REVERSE in self.group
+        """Whether the store holds the reverse graph (asked of the store once: about 1 ms a query)."""
+        return self._once("has_reverse", True, lambda: schema.REVERSE in self.group)
 
     def __repr__(self) -> str:
         return f"<graphtier.Graph {self.location!r}: {self.n_vertices:,} vertices, {self.n_edges:,} edges, {self.format}>"

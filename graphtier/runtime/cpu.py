@@ -27,10 +27,13 @@ class CpuOperators:
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
-        """Per-thread decode buffers, and the pulls' per-vertex done flags."""
+        """Per-thread decode buffers, the pulls' per-vertex done flags, and where operators
+        de-duplicate (which drains need), the drains' flags of the vertices pushed from."""
         shapes = {"scratch": ((numba.config.NUMBA_NUM_THREADS, g.chunk_edges), g.id_dtype)}
         if any(isinstance(f, Pull) for f in algorithm.functors):
             shapes["done"] = ((g.n_vertices,), np.bool_)
+        if algorithm.dedup:
+            shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes
 
     def _set(self, s: Queue | str) -> tuple[np.ndarray, int, bool]:
@@ -60,6 +63,18 @@ class CpuOperators:
         for table in source.rounds(self._demand(source, ids, n, every)):
             n_out += kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[n_out:], marks, scratch)
         self._queued(output, start, n_out, indptr)
+
+    def drain(self, f, args, source, weighted: bool, input, output: Queue) -> None:
+        """``advance`` to a fixpoint in one call over a graph in memory (``Run.advance``'s ``drain``),
+        the room after ``output``'s vertices its ring: ``output`` is left as it was."""
+        fmt = self.run.format
+        kernel = ops.drain_kernel(fmt.neighbors, f.fn, weighted)
+        ids, n, every = self._set(input)
+        indptr, words, weights, ce = self._graph(source, weighted)
+        (table,) = source.rounds()
+        seen = self.run.state["seen"]
+        seen[:] = False
+        kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[int(output.row[0]) :], self.run.frontier.marks, seen, self.run.state["scratch"])
 
     def _queued(self, output: Queue, start: int, end: int, indptr) -> None:
         output.row[0] = end

@@ -115,6 +115,10 @@ class Run:
         """Whether the edges named ``edges`` stream through the tiers (else they are resident)."""
         return isinstance(self.sources[edges], Scheduler)
 
+    def drains(self, edges: str) -> bool:
+        """Whether an advance through the edges named ``edges`` may ``drain`` (the CPU holds them whole)."""
+        return self.backend == "cpu" and not self.streams(edges)
+
     def array(self, name: str, shape, dtype):
         """A state array where the kernels run (on the GPU kept with the graph between runs)."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -134,10 +138,18 @@ class Run:
 
     # --- operators ----------------------------------------------------------------------------
 
-    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | str | None = None, output: Queue | None = None, dedup: bool = False) -> None:
+    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
-        frontier by default), once per vertex with ``dedup``."""
-        self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next, dedup)
+        frontier by default), once per vertex with ``dedup``. ``drain`` (with ``dedup``), where
+        the CPU holds the edges whole (``drains``): push on from every vertex the functor queues
+        until none is left, all that follows from one input vertex before the next, skipping input
+        vertices already pushed from; ``output`` gets none, and a propagation costs one call instead
+        of an iteration per level. Only for functors whose fixpoint does not depend on the order
+        (elsewhere the levels run as iterations)."""
+        if drain and dedup and self.drains(edges):
+            self.ops.drain(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next)
+        else:
+            self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next, dedup)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor

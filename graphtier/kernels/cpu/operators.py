@@ -12,6 +12,9 @@ queue ``frontier[:n]`` or, with ``every``, all vertices ``0 .. n - 1``.
 - ``advance``: push through out-edges; ``functor(v, u, e, w, state)`` returning True puts ``u`` in
   the output queue (once, with ``dedup``: ``marks[u]`` is set then). A format may supply a fused
   push visitor (the registry's ``push``) that hands each id to the functor as it decodes it.
+- ``drain``: ``advance`` over a whole graph in memory that pushes on from every vertex it would
+  queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
+  that follows from it before the next; a vertex of the set already pushed from is skipped.
 - ``pull``: each vertex ``u`` of a set with ``wanted(u, state)`` scans its in-edges (the reverse
   graph) until ``parent(u, v, e, w, state)`` holds, then ``adopt(u, v, state)`` runs once and
   ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
@@ -44,9 +47,19 @@ def _member(frontier, i, every):
 
 
 @njit(inline="always")
-def _segment(lo, hi, chunk_edges):
-    """(chunk, its first edge, the end of the list's part in it) for the list's edges ``lo:hi``."""
-    c = lo // chunk_edges
+def _shift(chunk_edges):
+    """log2 of ``chunk_edges`` where it is a power of two (the default), else -1."""
+    shift = 0
+    while (1 << shift) < chunk_edges:
+        shift += 1
+    return shift if (1 << shift) == chunk_edges else -1
+
+
+@njit(inline="always")
+def _segment(lo, hi, chunk_edges, shift):
+    """(chunk, its first edge, the end of the list's part in it) for the list's edges ``lo:hi``;
+    ``shift`` (``_shift``) spares a division per list."""
+    c = lo >> shift if shift >= 0 else lo // chunk_edges
     start = c * chunk_edges
     return c, start, min(hi, start + chunk_edges)
 
@@ -63,11 +76,12 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
         n_out = 0
         buf = scratch[0]
+        shift = _shift(chunk_edges)
         for i in range(n):
             v = _member(frontier, i, every)
             lo, hi = indptr[v], indptr[v + 1]
             while lo < hi:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] == ABSENT:  # not in memory this round
                     pass
                 elif fused:
@@ -91,9 +105,51 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
 
 
 @functools.cache
+def drain_kernel(neighbors, functor, weighted: bool):
+    """``drain`` compiled for one format and functor: ``advance``'s loop with a ring (``queue``,
+    room for every vertex that may wait) in place of the output queue, and ``seen`` (cleared)
+    marking the vertices pushed from. Every chunk is in memory: no table row is ``ABSENT``."""
+
+    @njit
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, queue, marks, seen, scratch):
+        buf = scratch[0]
+        shift = _shift(chunk_edges)
+        room = len(queue)
+        head = tail = pending = 0
+        for i in range(n):
+            v = _member(frontier, i, every)
+            if seen[v]:  # pushed from since it was queued: nothing new to push
+                continue
+            while True:
+                seen[v] = True
+                lo, hi = indptr[v], indptr[v + 1]
+                while lo < hi:
+                    c, start, end = _segment(lo, hi, chunk_edges, shift)
+                    wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
+                    ids = neighbors(words, table, c, v, lo - start, end - start, buf)
+                    for k in range(len(ids)):
+                        u = ids[k]
+                        if functor(v, u, lo + k, weights[wbase + lo + k] if weighted else ONE, state) and not marks[u]:
+                            marks[u] = True
+                            queue[tail] = u
+                            tail = tail + 1 if tail + 1 < room else 0
+                            pending += 1
+                    lo = end
+                if pending == 0:
+                    break
+                v = np.int64(queue[head])
+                head = head + 1 if head + 1 < room else 0
+                pending -= 1
+                marks[v] = False
+
+    return kernel
+
+
+@functools.cache
 def pull_kernel(neighbors, weighted: bool):
     @njit(parallel=True)
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, parent, adopt, state, done, scratch):
+        shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
             if done[u] or not wanted(u, state):
@@ -102,7 +158,7 @@ def pull_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             found = False
             while lo < hi and not found:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
@@ -138,6 +194,7 @@ def gather_kernel(neighbors, weighted: bool):
 
     @njit(parallel=True)
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, gather, apply, state, scratch):
+        shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
             if not wanted(u, state):
@@ -146,7 +203,7 @@ def gather_kernel(neighbors, weighted: bool):
             lo, hi = indptr[u], indptr[u + 1]
             total = 0.0
             while lo < hi:
-                c, start, end = _segment(lo, hi, chunk_edges)
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] != ABSENT:
                     wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
                     ids = neighbors(words, table, c, u, lo - start, end - start, buf)
