@@ -8,7 +8,8 @@ only read), which is what lets Dask run one again anywhere: after an exception (
 its worker died while running it (the scheduler reruns it elsewhere, up to
 ``distributed.scheduler.allowed-failures`` times), or when its finished result was lost with its
 worker. The frame holds each result once, whatever ran twice. A "cuda" config asks each task for a
-``GPU`` resource: workers with one GPU each (``--resources GPU=1``) run one task at a time per GPU.
+``GPU`` resource: workers with one GPU each (``--resources GPU=1``) run one task at a time per GPU;
+``gpu_cluster()`` starts such workers on this machine, one per GPU.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ try:
     import pandas as pd
     from dask.base import tokenize
     from dask.dataframe.utils import clear_known_categories
-    from distributed import Client, get_client
+    from distributed import Client, Nanny, Scheduler, SpecCluster, get_client
 except ImportError as e:  # pragma: no cover (the dask extra is part of the test extra)
     raise ImportError("graphtier.dask needs dask's distributed scheduler and dataframes: pip install 'graphtier[dask]'") from e
 
 from . import engine, temps
 from .runtime import Config
+from .runtime.parts import gpu_names
 from .store import is_url
 
 ALGORITHMS = (
@@ -133,6 +135,24 @@ def map(
         client.cancel(futures)
         raise
     return client.persist(dd.from_delayed(futures, meta=meta))
+
+
+def gpu_cluster(devices: int | Sequence[int] | None = None, *, local_directory: str | os.PathLike | None = None, **options: Any) -> SpecCluster:
+    """A cluster of this machine's GPUs, one worker process per GPU that sees only its own
+    (``CUDA_VISIBLE_DEVICES``), one thread and a ``GPU`` resource, so that ``map`` with a "cuda"
+    config runs a task per GPU at a time: dask-cuda's ``LocalCUDACluster`` where it is installed,
+    else the same made of distributed's own workers. ``devices``: a count (the first ones) or GPU
+    ids, as this process numbers them; default every GPU. ``local_directory``: the workers'
+    scratch; ``options`` go to the cluster."""
+    named = gpu_names(devices)
+    scratch = {} if local_directory is None else {"local_directory": str(local_directory)}
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        worker = lambda device: {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}, "env": {"CUDA_VISIBLE_DEVICES": device}, **scratch}}
+        scheduler = {"cls": Scheduler, "options": {"dashboard_address": options.pop("dashboard_address", ":0")}}
+        return SpecCluster(scheduler=scheduler, workers={f"gpu-{d}": worker(d) for d in named}, **options)
+    return LocalCUDACluster(CUDA_VISIBLE_DEVICES=named, threads_per_worker=1, resources={"GPU": 1}, **scratch, **options)
 
 
 def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> str:

@@ -142,3 +142,15 @@ def test_worker_killed_mid_job(client, stores, tmp_path):
 def test_import_graphtier_without_dask():
     code = "import sys, graphtier; assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pandas')]; graphtier.dask.map"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_gpu_cluster_gives_each_worker_its_own_gpu(monkeypatch, tmp_path):
+    """One worker per GPU, each seeing only its own and holding a GPU resource (GPUs named by a
+    parent's CUDA_VISIBLE_DEVICES, so no GPU is needed to check it); ids it does not see are refused."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5,6")
+    with pytest.raises(ValueError, match="sees 3 GPU"):
+        gt.dask.gpu_cluster([0, 3])
+    with gt.dask.gpu_cluster([2, 0], local_directory=tmp_path) as cluster, distributed.Client(cluster) as client:
+        seen = client.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"])
+        assert sorted(seen.values()) == ["3", "6"]
+        assert all(w["resources"] == {"GPU": 1} and w["nthreads"] == 1 for w in client.scheduler_info()["workers"].values())

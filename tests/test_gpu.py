@@ -289,3 +289,28 @@ def test_betweenness_equals_the_cpu(weighted_graphs, name, fmt):
     for budget in budgets_of(g)[1:]:
         gpu = gt.betweenness_centrality(g, device="cuda", **options, **budget)
         np.testing.assert_allclose(gpu.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
+
+
+# --- one graph split over GPUs: the parts equal one GPU ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["kron", "urand"])
+def test_parts_over_gpus_equal_one_gpu(weighted_graphs, name):
+    """BFS and PageRank split over every GPU this machine has (over one GPU, in a part's process,
+    where it has one), each part under a budget smaller than its share: PageRank bit for bit, BFS
+    distances and a valid tree; ef, whose decoder reads indexes, and csr."""
+    import cupy
+
+    devices = tuple(range(cupy.cuda.runtime.getDeviceCount()))
+    for fmt in ("ef", "csr"):
+        g = weighted_graphs[name][fmt]
+        source = int(np.argmax(np.diff(g.indptr())))
+        budget = {"device_memory": int(0.25 * g.resident_size(weights=True)) + (8 << 20), "host_memory": "1GiB"}
+        one = gt.bfs(g, source, device="cuda")
+        parts = gt.bfs(g, source, device="cuda", devices=devices, **budget)
+        assert parts.stats["device"] == "cuda" and len(parts.stats["parts"]) == len(devices)
+        np.testing.assert_array_equal(parts.distances, one.distances)
+        gt.validate_bfs_tree(*g_csr(g), source, parts.distances, parts.parents)
+        ranks = gt.pagerank(g, weight=True, device="cuda", **budget)
+        split = gt.pagerank(g, weight=True, device="cuda", devices=devices, **budget)
+        np.testing.assert_array_equal(split.ranks, ranks.ranks)

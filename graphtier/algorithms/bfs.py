@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, cpu, run
+from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
 
 ALPHA, BETA = 14, 24
@@ -60,8 +61,9 @@ def start(v, s):
     parent[v] = source if v == source else -1
 
 
-VISIT = Advance("Visit", visit)
-FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt)
+SETTLED = ((0, "max"), (1, "max"))  # split over devices: a vertex claimed by any part, one of the parents it got
+VISIT = Advance("Visit", visit, SETTLED)
+FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, SETTLED)
 START = Compute("Start", start)
 
 
@@ -161,6 +163,7 @@ class BFS(Algorithm):
         run.iterations[-1]["direction"] = "pull" if self.pulling else "push"
 
 
+@spreads(BFS)
 def bfs(graph, source: int, *, direction: str = "auto", config: Config | None = None, **options) -> BFSResult:
     """Distances and BFS-tree parents from ``source`` (an id as the input gave it).
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import GraphtierError
 from ..runtime import ALL, Algorithm, Config, Edges, Gather, Run, cpu, run
+from ..runtime.parts import spreads
 from ..runtime.results import PageRankResult
 
 
@@ -53,9 +54,10 @@ def keep(u, total, s):
     s[0][u] += total
 
 
-SHARE = Gather("Share", everyone, share, add)
-WEIGHTED_SHARE = Gather("WeightedShare", everyone, share, add)  # the GPU reads each edge's weight
-OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep)
+SUMS = ((1, "sum"),)  # split over devices: each vertex summed by one part, zeros elsewhere
+SHARE = Gather("Share", everyone, share, add, SUMS)
+WEIGHTED_SHARE = Gather("WeightedShare", everyone, share, add, SUMS)  # the GPU reads each edge's weight
+OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep, ((0, "sum"),))
 
 
 class PageRank(Algorithm):
@@ -143,6 +145,7 @@ def _personalization(graph, personalization) -> np.ndarray | None:
     return p / p.sum()
 
 
+@spreads(PageRank)
 def pagerank(graph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, personalization=None, weight=None, config: Config | None = None, **options) -> PageRankResult:
     """PageRank of every vertex, as networkx.pagerank computes it.
 

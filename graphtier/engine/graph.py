@@ -225,14 +225,15 @@ class Graph:
         chunks = self.chunks(reverse)
         return np.array(chunks.stored_bytes(range(chunks.n_chunks)), np.int64) - CRC_BYTES
 
-    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", weights: bool = False, sidecars: tuple = ()):
+    def source(self, backend: str, reverse: bool = False, *, chunk_budget: int, host_budget: int, zero_copy: str = "auto", weights: bool = False, sidecars: tuple = (), chunks: range | None = None):
         """What kernels traverse under these budgets: the resident graph when it fits both (the
         scheduler steps aside), else a scheduler streaming its chunks (with their weights, with
-        ``weights``) through the tiers, keeping ``sidecars`` on the device. Kept for the next call
-        with the same arguments, so that a device cache lasts across queries."""
-        if resident_fits(self.resident_size(reverse, weights), chunk_budget, host_budget, zero_copy):
+        ``weights``) through the tiers, keeping ``sidecars`` on the device; only ``chunks`` (a
+        part of a run split over devices: always a scheduler, which reads only those). Kept for
+        the next call with the same arguments, so that a device cache lasts across queries."""
+        if chunks is None and resident_fits(self.resident_size(reverse, weights), chunk_budget, host_budget, zero_copy):
             return self.on_device(reverse, weights) if backend == "cuda" else self.resident(reverse, weights)
-        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, weights, sidecars)
+        key = ("scheduler", backend, chunk_budget, host_budget, zero_copy, weights, sidecars, chunks)
         return self._once(
             key,
             reverse,
@@ -249,6 +250,7 @@ class Graph:
                 zero_copy,
                 self.weight_store(reverse) if weights else None,
                 sidecars,
+                chunks,
             ),
         )
 

@@ -23,7 +23,9 @@ class Config:
     ``zero_copy``: "auto" (the cost model), "always" (read every chunk in place from host memory)
     or "never". ``decoder``: one of the format's GPU decoders (kernels/formats.py; the default is
     the fastest, the others switch one technique off). ``progress``: a progress bar over the
-    iterations (default: when stderr is a terminal). Plain values only, so it pickles (Dask)."""
+    iterations (default: when stderr is a terminal). ``devices``: split the graph over several
+    devices, a process each (runtime/parts.py): a count (the first GPUs, or simulated devices on
+    the CPU) or GPU ids; the budgets are each device's. Plain values only, so it pickles (Dask)."""
 
     device: str = "auto"
     device_memory: int | str | None = None
@@ -31,8 +33,16 @@ class Config:
     zero_copy: str = "auto"
     decoder: str | None = None
     progress: bool | None = None
+    devices: int | tuple[int, ...] | None = None
 
     def __post_init__(self):
+        d = self.devices
+        if isinstance(d, list):
+            object.__setattr__(self, "devices", d := tuple(d))
+        count = isinstance(d, int) and not isinstance(d, bool) and d >= 1
+        ids = isinstance(d, tuple) and len(d) >= 1 and len(set(d)) == len(d) and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in d)
+        if d is not None and not (count or ids):
+            raise ValueError(f"devices must be a count of at least 1 or distinct device ids, got {d!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
         if self.zero_copy not in ZERO_COPY:

@@ -14,7 +14,6 @@ from ..kernels.limits import EVERY_EDGE, PULL_READS
 from .frontier import ALL, Queue
 from .functors import Pull
 
-_NONE = np.zeros(0, np.int64)  # the ids of ALL, which kernels do not read
 _NO_WEIGHTS = np.ones(1, np.float32)
 _NO_MARKS = np.zeros(1, np.bool_)
 
@@ -36,9 +35,12 @@ class CpuOperators:
             shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes
 
-    def _set(self, s: Queue | str) -> tuple[np.ndarray, int, bool]:
+    def _set(self, s: Queue | str, edges: bool = True) -> tuple[np.ndarray, int, bool]:
+        """A vertex set as the kernels take it; ALL as a range: the vertices whose lists this
+        part reads for an operator that reads ``edges``, else every vertex."""
         if s == ALL:
-            return _NONE, self.run.n, True
+            v0, v1 = self.run.own if edges else (0, self.run.n)
+            return np.array([v0], np.int64), v1 - v0, True
         return s.ids, int(s.row[0]), False
 
     def _graph(self, source, weighted: bool) -> tuple:
@@ -105,13 +107,25 @@ class CpuOperators:
             kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.gather, f.apply, args, self.run.state["scratch"])
 
     def filter(self, f, args, input, output: Queue) -> None:
-        ids, n, every = self._set(input)
+        ids, n, every = self._set(input, edges=False)
         start = int(output.row[0])
         output.row[0] = start + ops.filter(ids, n, every, f.fn, args, output.ids[start:])
 
     def compute(self, f, args, input) -> None:
-        ids, n, every = self._set(input)
+        ids, n, every = self._set(input, edges=False)
         ops.compute(ids, n, every, f.fn, args)
+
+    def union(self, output: Queue, source, comm) -> None:
+        """A run split over devices: ``output`` becomes the union of every part's, this part's
+        own vertices of it (in order)."""
+        bits = np.zeros(self.run.n, np.bool_)
+        bits[output.ids[: int(output.row[0])]] = True
+        comm.allreduce(bits, "or")
+        v0, v1 = self.run.own
+        mine = np.flatnonzero(bits[v0:v1]) + v0
+        output.ids[: len(mine)] = mine
+        output.row[:] = 0
+        self._queued(output, 0, len(mine), source.indptr)
 
     @staticmethod
     def start_frontier(frontier, vertex: int, edges: int) -> None:

@@ -16,7 +16,7 @@ from .frontier import ALL, Queue
 from .functors import Gather
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -95,13 +95,16 @@ class CudaOperators:
             return _NULL, np.uint64(self.run.state["all_row"].data.ptr)
         return s.ids, s.address
 
-    def _round_set(self, s: Queue | str, source, row, first: bool) -> None:
+    def _round_set(self, s: Queue | str, source, row, first: bool, edges: bool = True) -> None:
         """Before a round's kernels: ALL as the vertices whose lists the round holds (a sweep's
-        round holds a range of them), no hubs queued; a queue's hubs of the last round (or of the
-        last operator that read it) cleared, except before the first round with ``first``."""
+        round holds a range of them) and, for an operator that reads ``edges``, this part reads;
+        no hubs queued. A queue's hubs of the last round (or of the last operator that read it)
+        cleared, except before the first round with ``first``."""
         if s == ALL:
             v0, v1 = source.round_vertices if source is not None else (0, self.run.n)
-            self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(v1 - v0)))
+            if edges:
+                v0, v1 = max(v0, self.run.own[0]), min(v1, self.run.own[1])
+            self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(max(0, v1 - v0))))
         elif not first:
             s.row[2] = 0
 
@@ -149,13 +152,23 @@ class CudaOperators:
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
-        self._round_set(input, None, row, True)
+        self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, output.ids, output.address, *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
-        self._round_set(input, None, row, True)
+        self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
+
+    def union(self, output: Queue, source, comm) -> None:
+        """A run split over devices: ``output`` becomes the union of every part's (a bitmap merged
+        across the devices), this part's own vertices of it."""
+        bits = self.run.state["union_bits"]
+        bits.fill(0)
+        self._launch("queue_to_bitmap", output.ids, output.address, bits)
+        comm.allreduce(bits, "or")
+        self._kernel("set_range")((1,), (1,), (output.address, np.int64(0), np.int64(0)))
+        self._launch("bitmap_to_queue", bits, np.int64(self.run.own[0]), np.int64(self.run.own[1]), source.indptr, output.ids, output.address)
 
     def start_frontier(self, frontier, vertex: int, edges: int) -> None:
         self._launch("frontier_start", frontier.queues, frontier.sizes, np.int64(len(frontier.sizes)), np.int64(vertex), np.int64(edges))

@@ -60,13 +60,18 @@ class Frontier:
         """The first iteration's frontier: ``vertices`` (a host array), with ``edges`` out-edges.
         Scalars are set on the device without waiting for it (an array copy would)."""
         self.it = 0
+        self.initial = np.array([[len(vertices), edges, 0, 0]], np.int64)
+        v0, v1 = self.run.own
+        mine = vertices[(vertices >= v0) & (vertices < v1)]  # a part of a split run starts from its own
+        if len(mine) < len(vertices):
+            indptr = self.run.graph.indptr()
+            vertices, edges = mine, int((indptr[mine + 1] - indptr[mine]).sum())
         if len(vertices) <= 1:
             self.run.ops.start_frontier(self, int(vertices[0]) if len(vertices) else -1, edges)
         else:
             self.sizes.fill(0)
             self.queues[0, : len(vertices)] = self.xp.asarray(vertices, self.queues.dtype)
             self.sizes[0, 0], self.sizes[0, 1] = len(vertices), edges
-        self.initial = np.array([[len(vertices), edges, 0, 0]], np.int64)
 
     @property
     def current(self) -> Queue:
@@ -89,13 +94,18 @@ class Frontier:
         """The current frontier as a set (cleared again when the iteration ends)."""
         if not self._bitmap_set:
             self.run.ops.set_bits(self.current, self.bits, True)
+            if self.run.part is not None:  # the parts' queues hold their own vertices: or their sets
+                self.run.part.comm.allreduce(self.bits, "or")
             self._bitmap_set = True
         return self.bits
 
     def step(self) -> None:
         """The iteration is done: its output becomes the frontier."""
         if self._bitmap_set:
-            self.run.ops.set_bits(self.current, self.bits, False)
+            if self.run.part is None:
+                self.run.ops.set_bits(self.current, self.bits, False)
+            else:
+                self.bits.fill(0)
             self._bitmap_set = False
         self.it += 1
         if self.marks is not None:

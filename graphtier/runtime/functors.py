@@ -23,6 +23,9 @@ def cpu(fn: Callable | None = None, **options):
     return njit(fn, _nrt=False, **options)
 
 
+COMBINE = ("sum", "max", "min")  # how the parts of a run split over devices merge what an operator wrote
+
+
 @dataclass(frozen=True)
 class Functor:
     cuda: str  # the struct in the algorithm's .cu file
@@ -31,12 +34,19 @@ class Functor:
         """The name expressions of the CUDA kernels that apply this functor with ``decoder``."""
         raise NotImplementedError
 
+    @property
+    def reads_edges(self) -> bool:
+        return isinstance(self, Advance | Pull | Gather)
+
 
 @dataclass(frozen=True)
 class Advance(Functor):
-    """``fn(v, u, edge, weight, state) -> bool``: push through the edge (v, u); True queues u."""
+    """``fn(v, u, edge, weight, state) -> bool``: push through the edge (v, u); True queues u.
+    ``combine``: (argument index, one of COMBINE) for each state array it writes, which is how a
+    run split over devices (runtime/parts.py) merges the parts' writes; none: it runs on one."""
 
     fn: Callable
+    combine: tuple[tuple[int, str], ...] = ()
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>")
@@ -50,6 +60,7 @@ class Pull(Functor):
     wanted: Callable  # (u, state) -> bool
     test: Callable
     adopt: Callable
+    combine: tuple[tuple[int, str], ...] = ()  # as Advance's
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"advance_pull_kernel<{decoder}, {self.cuda}>", f"pull_sidecar_kernel<{self.cuda}>", f"pull_demand_kernel<{self.cuda}>")
@@ -63,6 +74,7 @@ class Gather(Functor):
     wanted: Callable  # (u, state) -> bool
     gather: Callable
     apply: Callable
+    combine: tuple[tuple[int, str], ...] = ()  # as Advance's
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"gather_kernel<{decoder}, {self.cuda}>", f"gather_hubs_kernel<{decoder}, {self.cuda}>", f"gather_apply_kernel<{self.cuda}>")

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import OutOfMemoryError
 from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
+from . import parts
 from .config import Config
 from .frontier import ALL, Frontier, Queue
 from .functors import Advance, Compute, Filter, Gather, Pull
@@ -85,12 +86,16 @@ class Run:
         self.backend = config.backend()
         self.format = FORMATS[graph.format]
         self.n = graph.n_vertices
+        self.part = parts.current
+        if self.part is None and parts.device_ids(config) is not None:
+            raise ValueError(f"{type(algorithm).__name__} does not run split over several devices yet (devices={config.devices!r})")
+        self.own = self.part.vertices if self.part is not None else (0, self.n)  # whose lists this process reads
         self.state_bytes = 0
         self._arrays: dict = {}
         self.ops = _backend(self.backend)(self)
         self.xp = self.ops.xp
         self.device_budget, self.host_budget = config.budgets(self.backend)
-        shapes, nbytes = state_of(algorithm, graph, self.backend)
+        shapes, nbytes = state_of(algorithm, graph, self.backend, self.part is not None)
         self._charge(nbytes)
         self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
         self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
@@ -133,8 +138,12 @@ class Run:
         names, merged = graphs_read(wanted, self.graph.directed)
         chunk_budget, host_budget = shared_budgets(self.device_budget, self.host_budget, self.state_bytes, len(merged))
         budgets = {"chunk_budget": chunk_budget, "host_budget": host_budget, "zero_copy": self.config.zero_copy}
-        opened = {k: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, **budgets) for k, e in merged.items()}
+        opened = {k: self.graph.source(self.backend, e.reverse, weights=e.weights, sidecars=e.sidecars, chunks=self._chunks(e.reverse), **budgets) for k, e in merged.items()}
         return {name: opened[k] for name, k in names.items()}
+
+    def _chunks(self, reverse: bool) -> range | None:
+        """The chunks of a graph that this part reads (None: every chunk, a run on one device)."""
+        return None if self.part is None else self.part.chunks(self.graph.indptr(reverse), self.graph.chunk_edges)
 
     # --- operators ----------------------------------------------------------------------------
 
@@ -146,19 +155,34 @@ class Run:
         vertices already pushed from; ``output`` gets none, and a propagation costs one call instead
         of an iteration per level. Only for functors whose fixpoint does not depend on the order
         (elsewhere the levels run as iterations)."""
+        output = output or self.frontier.next
         if drain and dedup and self.drains(edges):
-            self.ops.drain(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next)
+            self.ops.drain(functor, args, *self._read(edges), input or self.frontier.current, output)
         else:
-            self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output or self.frontier.next, dedup)
+            self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output, dedup)
+        self._merge(functor, args, edges, output)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
         and joins ``output``; where ``sidecar`` is kept on the device, its candidate is tried first."""
-        self.ops.pull(functor, args, *self._read(edges), input, output or self.frontier.next, sidecar)
+        output = output or self.frontier.next
+        self.ops.pull(functor, args, *self._read(edges), input, output, sidecar)
+        self._merge(functor, args, edges, output)
 
     def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | str = ALL) -> None:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
         self.ops.gather(functor, args, *self._read(edges), input)
+        self._merge(functor, args, edges)
+
+    def _merge(self, functor, args: tuple, edges: str, output: Queue | None = None) -> None:
+        """In a run split over devices: what the operator wrote, combined across the parts as its
+        functor says, and its output, the union of theirs (this part keeping its own vertices)."""
+        if self.part is None:
+            return
+        for i, op in functor.combine:
+            self.part.comm.allreduce(args[i], op)
+        if output is not None:
+            self.ops.union(output, self.sources[edges], self.part.comm)
 
     def _read(self, edges: str) -> tuple:
         """(the graph, whether with weights) that an operator reads, noted for the statistics of the
@@ -184,6 +208,12 @@ class Run:
         """A queue's count, read on the host (a synchronisation on the GPU)."""
         return int(self.ops.to_host(queue.row[:1])[0])
 
+    def _static(self) -> bool:
+        """``static`` in every part (they launch the same iterations)."""
+        if self.part is None:
+            return self.static
+        return not self.part.comm.host_sum(np.array([int(not self.static)]))[0]
+
     @property
     def static(self) -> bool:
         """Whether every graph an algorithm reads is where the kernels read it, nothing to move,
@@ -201,7 +231,7 @@ class Run:
         ends = []
         while True:
             batch = alg.batch(self)
-            if not self.static:  # something moves between iterations: the host schedules each
+            if not self._static():  # something moves between iterations: the host schedules each
                 batch = 1
             fr.reserve(batch)
             first = fr.it
@@ -210,7 +240,7 @@ class Run:
                 alg.step(self)
                 fr.step()
                 ends.append(self.ops.clock())
-            sizes = fr.read()
+            sizes = fr.read() if self.part is None else self.part.comm.host_sum(fr.read())  # every part's share of each frontier
             if batch > 1 and not sizes[first + 1 : first + batch + 1, 0].all():  # launched past an empty frontier: they did nothing
                 last = first + 1 + int(np.argmin(sizes[first + 1 : first + batch + 1, 0] > 0))
                 del self.iterations[last:], ends[last:]
@@ -298,12 +328,14 @@ def shared_budgets(device_budget: int, host_budget: int, state_bytes: int, n_gra
     return (device_budget - state_bytes) // n_graphs, host_budget // n_graphs
 
 
-def state_of(algorithm: Algorithm, graph, backend: str) -> tuple[dict[str, tuple], int]:
+def state_of(algorithm: Algorithm, graph, backend: str, split: bool = False) -> tuple[dict[str, tuple], int]:
     """The arrays a run of ``algorithm`` allocates before any chunk (its state and the operators'
     scratch, ``name -> (shape, dtype)``), and the bytes they and the frontier take: what it
-    charges to ``device_memory`` first."""
+    charges to ``device_memory`` first (a part of a ``split`` run merges queues in a bitmap)."""
     ops = _backend(backend)
     shapes = {**algorithm.state(graph), **ops.scratch_shapes(algorithm, graph)}
+    if split and backend == "cuda":
+        shapes["union_bits"] = (((graph.n_vertices + 31) // 32,), np.uint32)
     frontier = Frontier.nbytes(graph.n_vertices, backend, algorithm.dedup, algorithm.bitmap)
     queues = len(algorithm.queues) * (max(graph.n_vertices, 1) * (4 if backend == "cuda" else 8) + 32)
     return shapes, frontier + queues + sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes.values())

@@ -221,6 +221,7 @@ class Scheduler:
         zero_copy: str = "auto",
         weights: WeightStore | None = None,
         sidecars: tuple[Sidecar, ...] = (),
+        chunks: range | None = None,
     ):
         if zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {zero_copy!r}")
@@ -235,10 +236,14 @@ class Scheduler:
         self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
         if weights is not None:
             self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
-        slot_bytes = slot_size(self.unit_bytes)
+        self.mine = chunks if chunks is not None else range(n)  # a part of a run split over devices reads only these
+        outside = np.ones(n, bool)
+        outside[self.mine.start : self.mine.stop] = False
+        self._planned = np.where(outside, 0, self.unit_bytes)
+        slot_bytes = slot_size(self._planned)
         self.fixed_bytes = fixed_bytes(n_vertices, n)
         left = device_left(chunk_budget, n_vertices, n, store.name)  # what the device region may take
-        host_slots = host_slot_count(n, host_budget, slot_bytes, store.name)
+        host_slots = host_slot_count(max(1, len(self.mine)), host_budget, slot_bytes, store.name)
         memory = CudaMemory if backend == "cuda" else CpuMemory
         self.memory = memory(slot_bytes, host_slots, n)
         self.plan = self._allocate(left, slot_bytes)
@@ -249,7 +254,7 @@ class Scheduler:
             self.memory.fill_device(self.plan.sidecars[side.name], sidecar_bytes(side, self.n_vertices), 0xFF)
         with allocating(f"indptr and the chunk tables of {store.name}", self.fixed_bytes, self.memory.device_side):
             self.indptr = self.memory.array(indptr)
-            self._edges = self.memory.array(self.layout[:, CHUNK_EDGES])
+            self._edges = self.memory.array(np.where(outside, 0, self.layout[:, CHUNK_EDGES]))
             self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.iterations: list[dict] = []
@@ -281,7 +286,8 @@ class Scheduler:
         return OutOfMemoryError(f"one chunk slot of {self.store.name} (the arena, halved down to it)", slot_bytes, self.memory.device_side)
 
     def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
-        return plan_device(self.unit_bytes, self.layout[:, PAYLOAD_START], self.codec.kernels_read_index, self.wanted_sidecars, self.n_vertices, left, slot_bytes, self.zero_copy, self.store.name)
+        payloads = np.where(self._planned > 0, self.layout[:, PAYLOAD_START], -INDEX_SLACK)  # no index room for others' chunks
+        return plan_device(self._planned, payloads, self.codec.kernels_read_index, self.wanted_sidecars, self.n_vertices, left, slot_bytes, self.zero_copy, self.store.name)
 
     @property
     def sidecars(self) -> list[Sidecar]:
@@ -314,11 +320,11 @@ class Scheduler:
         """Whether iterations are static: every chunk readable where it is, nothing to move."""
         if self._static is not None:
             return True
-        if len(self.device) == self.n_chunks:
+        if len(self.device) == len(self.mine):
             return self.zero_copy != "always"
         if self.zero_copy == "never" or (self.zero_copy == "auto" and self.plan.homes):
             return False
-        return len(self.device) + sum(c not in self.device for c in self.host.chunks()) == self.n_chunks
+        return len(self.device) + sum(c not in self.device for c in self.host.chunks()) == len(self.mine)
 
     @property
     def resident_bytes(self) -> int:
@@ -356,9 +362,11 @@ class Scheduler:
         self.round_vertices = (0, self.n_vertices)
         if sweep:
             demand = self._sweep
+        elif len(self.mine) < self.n_chunks:
+            demand = self._mine_only(demand)
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
         self.iterations.append(it)
-        if self.steps_aside and (not sweep or self.zero_copy == "always" or len(self.device) == self.n_chunks):
+        if self.steps_aside and (not sweep or self.zero_copy == "always" or len(self.device) == len(self.mine)):
             yield from self._static_round(it, demand)
         elif sweep:
             yield from self._sweep_rounds(it)
@@ -373,6 +381,16 @@ class Scheduler:
 
     def _sweep(self, out) -> None:
         out += self._edges
+
+    def _mine_only(self, demand: Callable[[object], None]) -> Callable[[object], None]:
+        """``demand`` with the counts of other parts' chunks dropped."""
+
+        def mine(out) -> None:
+            demand(out)
+            out[: self.mine.start] = 0
+            out[self.mine.stop :] = 0
+
+        return mine
 
     def _need_row(self):
         """This iteration's row of demand counts, zeros (rows are zeroed again by take_stats)."""
@@ -440,13 +458,13 @@ class Scheduler:
         sums over its chunks add up in the same order under every budget). A miss takes the slot
         of the chunk the sweep needs again last (Belady's choice for a cyclic order: behind the
         cursor, the latest), so a prefix of the graph stays on the device across sweeps."""
-        n = self.n_chunks
+        n = self.mine.stop
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= OVERLAP_SLOTS
         # copies: the slots two rounds of them leave keep the prefix of the graph they hold
         batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
         previous: list[int] = []
-        c = 0
+        c = self.mine.start
         while c < n:
             hits, take = [], []
             room = self.device.n_slots - (len(previous) if overlap else 0)  # slots this round may hold

@@ -7,7 +7,7 @@ Functors see every edge as ``(src, dst, edge, weight)``: ``edge`` its position i
 
 Chunks whose table row is ``ABSENT`` are not in memory this round; their edges are skipped (the
 tiering scheduler presents each chunk in exactly one round of an iteration). A vertex set is a
-queue ``frontier[:n]`` or, with ``every``, all vertices ``0 .. n - 1``.
+queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0] + n - 1``.
 
 - ``advance``: push through out-edges; ``functor(v, u, e, w, state)`` returning True puts ``u`` in
   the output queue (once, with ``dedup``: ``marks[u]`` is set then). A format may supply a fused
@@ -41,9 +41,10 @@ EVERY_EDGE = 1 << 62  # a demand cap: a push reads every out-edge of its frontie
 
 @njit(inline="always")
 def _member(frontier, i, every):
-    """The set's i-th vertex: ``i`` itself for every vertex, else the queue's (as int64: a prange
-    index is unsigned, and Numba would unify it with the queue's ids as a float)."""
-    return np.int64(i) if every else np.int64(frontier[i])
+    """The set's i-th vertex: with ``every``, a range's (``frontier[0]``, its first, plus ``i``),
+    else the queue's (as int64: a prange index is unsigned, and Numba would unify it with the
+    queue's ids as a float)."""
+    return np.int64(frontier[0]) + np.int64(i) if every else np.int64(frontier[i])
 
 
 @njit(inline="always")

@@ -504,6 +504,26 @@ extern "C" __global__ void clear_bitmap(SET_PARAMS, u32* bits) {
         bits[input[i] >> 5] = 0;
 }
 
+// The vertices of [first, end) set in a bitmap, appended to a queue with their out-edges (a warp's
+// ids in order, one atomic per warp): a part's own share of a frontier merged across devices.
+extern "C" __global__ void bitmap_to_queue(const u32* bits, i64 first, i64 end, const i64* indptr, u32* queue, LevelSizes* out) {
+    const int lane = threadIdx.x & 31;
+    for (i64 base = first + i64(blockIdx.x) * blockDim.x + (threadIdx.x & ~31); base < end; base += i64(gridDim.x) * blockDim.x) {
+        const i64 v = base + lane;
+        const bool set = v < end && (bits[v >> 5] >> (v & 31) & 1u);
+        const u32 ballot = __ballot_sync(0xffffffffu, set);
+        if (!ballot) continue;
+        const int leader = __ffs(ballot) - 1;
+        u64 at = 0;
+        if (lane == leader) at = atomicAdd(&out->frontier, u64(__popc(ballot)));
+        at = __shfl_sync(0xffffffffu, at, leader);
+        u64 degree = set ? u64(indptr[v + 1] - indptr[v]) : 0;
+        for (int offset = 16; offset; offset >>= 1) degree += __shfl_down_sync(0xffffffffu, degree, offset);
+        if (set) queue[at + __popc(ballot & ((1u << lane) - 1u))] = u32(v);
+        if (lane == 0) atomicAdd(&out->edges, degree);
+    }
+}
+
 // Explicit instantiations, so that nvcc checks every kernel of an algorithm for every decoder of
 // every format without a GPU; NVRTC (__CUDACC_RTC__) compiles only what runtime.py names. An
 // algorithm's .cu lists its functors by operator: INSTANTIATE(ADVANCE, Visit) and so on.

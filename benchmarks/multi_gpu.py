@@ -1,0 +1,159 @@
+"""Several GPUs of one host (issue 19), side by side in one run.
+
+    python benchmarks/multi_gpu.py split [--scale 25] [--budget 0.25] [--gpus 1 2 4] [--sources 3]
+    python benchmarks/multi_gpu.py dask [--scale 23] [--stores 8] [--sources 8] [--gpus 1 2 4]
+
+``split``: one Graph500 Kronecker graph (symmetrized, self-loops dropped) stored as ef, split over
+1, 2 and 4 GPUs (``devices=``), every GPU under the same budget (a share of the graph's CSR size:
+``--budget`` for BFS, ``--pagerank-budget`` for PageRank, whose state is 48 bytes a vertex), BFS
+from ``--sources`` sources and PageRank. Each call starts a process per GPU that reads its part
+from the store (the page cache, after the first), so one GPU runs as ``devices=(0,)``: the same
+path, a process and a cold host tier. ``gpu_ms`` is the slowest part's CUDA-event time, ``wall_ms``
+what the caller waited (processes started, kernels loaded, graph read). Every result is checked
+against the first's (one GPU): BFS distances equal, PageRank bit for bit.
+
+``dask``: BFS from ``--sources`` sources of each of ``--stores`` Kronecker stores (csr) and
+PageRank of each, as ``gt.dask.map`` jobs on ``gt.dask.gpu_cluster(n)`` for each n of ``--gpus``
+(one worker per GPU, a task per store); a warm-up job on each cluster first (every worker loads its
+kernels), then the median of ``--repeat`` jobs, until every partition is computed on the workers
+(the frames stay there: collecting 8 x 8 BFS results of kron23 would time the client).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from harness import machine_info, print_table, write_results
+
+import graphtier as gt
+
+
+def kronecker(scale: int, path: Path, fmt: str, seed: int = 0) -> str:
+    """The benchmarks' Kronecker graph at ``path`` (built once; kept across runs in ``--dir``)."""
+    if not path.exists():
+        t = time.perf_counter()
+        edges = gt.generators.kronecker(scale, seed=seed)
+        gt.build(edges, path, format=fmt, symmetrize=True, drop_self_loops=True, memory_budget="48GiB", progress=False)
+        print(f"built {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    return str(path)
+
+
+def picked(g: gt.Graph, count: int, seed: int) -> list[int]:
+    """``count`` seeded sources with edges."""
+    return sorted(int(v) for v in np.random.default_rng(seed).choice(np.flatnonzero(np.diff(g.indptr())), count, replace=False))
+
+
+def split(args) -> list[dict]:
+    g = gt.open(kronecker(args.scale, Path(args.dir) / f"kron{args.scale}-ef.gt", "ef"))
+    csr_bytes = 8 * (g.n_vertices + 1) + 4 * g.n_edges
+    sources = picked(g, args.sources, 1)
+    print(f"kron{args.scale}: {g.n_vertices:,} vertices, {g.n_edges:,} edges; ef chunks {sum(g.chunk_sizes()):,} bytes; CSR {csr_bytes:,} bytes", file=sys.stderr)
+    tiny = gt.open(kronecker(10, Path(args.dir) / "kron10-ef.gt", "ef"))
+    gt.bfs(tiny, picked(tiny, 1, 0)[0], device=args.device), gt.pagerank(tiny, device=args.device)  # kernels compiled (and cached on disk) before any timing
+    rows = []
+    for name, call, share in (("bfs", lambda s, **o: gt.bfs(g, s, **o), args.budget), ("pagerank", lambda s, **o: gt.pagerank(g, **o), args.pagerank_budget)):
+        budget = {"device_memory": int(share * csr_bytes), "zero_copy": "auto"}
+        for source in sources if name == "bfs" else [None]:
+            reference = reference_wall = None
+            for n in args.gpus:
+                t = time.perf_counter()
+                r = call(source, device=args.device, devices=tuple(range(n)), **budget)
+                rows.append(_row(name, source, n, r, time.perf_counter() - t) | {"device_memory": budget["device_memory"]})
+                reference, reference_wall = reference or r, reference_wall or rows[-1]["wall_ms"]
+                rows[-1]["equal_to_first"] = bool(np.array_equal(r.distances, reference.distances) if name == "bfs" else np.array_equal(r.ranks, reference.ranks))
+                rows[-1]["speedup_gpu"] = round(reference.stats["seconds"] / r.stats["seconds"], 2)
+                rows[-1]["speedup_wall"] = round(reference_wall / rows[-1]["wall_ms"], 2)
+                print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def _row(name: str, source, gpus: int, r, wall: float) -> dict:
+    parts = r.stats.get("parts", [r.stats])
+    return {
+        "algorithm": name,
+        "source": source,
+        "gpus": gpus,
+        "gpu_ms": round(r.stats["seconds"] * 1e3, 1),
+        "wall_ms": round(wall * 1e3, 1),
+        "store_read_mb": round(r.stats["bytes_store_read"] / 1e6, 1),
+        "to_device_mb": round(r.stats["bytes_host_to_device"] / 1e6, 1),
+        "zero_copy_mb": round(r.stats["bytes_zero_copy"] / 1e6, 1),
+        "part_gpu_ms": [round(p["seconds"] * 1e3, 1) for p in parts],
+    }
+
+
+def dask_jobs(args) -> list[dict]:
+    import dask
+    from distributed import Client, wait
+
+    paths = [Path(args.dir) / f"kron{args.scale}-{i}.gt" for i in range(args.stores)]
+    with ProcessPoolExecutor(min(4, args.stores)) as pool:
+        stores = list(pool.map(kronecker, [args.scale] * args.stores, paths, ["csr"] * args.stores, range(args.stores)))
+    sources = {s: picked(gt.open(s), args.sources, 2) for s in stores}
+    config = gt.Config(device=args.device)
+    rows = []
+    for n in args.gpus:
+        t = time.perf_counter()
+        with dask.config.set({"distributed.scheduler.work-stealing": True}), gt.dask.gpu_cluster(n, local_directory=tempfile.mkdtemp()) as cluster, Client(cluster) as client:
+            started = time.perf_counter() - t
+            warm = gt.dask.map("bfs", stores[:n], {s: sources[s][:1] for s in stores[:n]}, config=config, client=client)
+            wait(warm)
+            del warm
+            for name in ("bfs", "pagerank"):
+                times = []
+                for _ in range(args.repeat):
+                    t = time.perf_counter()
+                    frame = gt.dask.map(name, stores, sources if name == "bfs" else None, config=config, client=client)
+                    wait(frame)
+                    times.append(time.perf_counter() - t)
+                    assert frame.npartitions == args.stores
+                    del frame
+                rows.append(
+                    {
+                        "algorithm": name,
+                        "gpus": n,
+                        "stores": args.stores,
+                        "sources_per_store": args.sources if name == "bfs" else None,
+                        "job_s": round(statistics.median(times), 2),
+                        "cluster_start_s": round(started, 1),
+                    }
+                )
+    one = {r["algorithm"]: r["job_s"] for r in rows if r["gpus"] == 1}
+    for r in rows:
+        r["speedup"] = round(one[r["algorithm"]] / r["job_s"], 2) if r["algorithm"] in one else None
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", choices=["split", "dask"])
+    p.add_argument("--scale", type=int)
+    p.add_argument("--budget", type=float, default=0.25, help="split: each GPU's device_memory, as a share of the graph's CSR size")
+    p.add_argument("--pagerank-budget", type=float, default=0.6, help="split: PageRank's, which keeps six floats per vertex")
+    p.add_argument("--gpus", type=int, nargs="+", default=[1, 2, 4])
+    p.add_argument("--sources", type=int, default=None)
+    p.add_argument("--stores", type=int, default=8)
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graphs are built, and found again by later runs")
+    p.add_argument("--out", default=None)
+    p.add_argument("--device", default="cuda", help="cpu: the same runs with simulated devices (a check of this script)")
+    args = p.parse_args()
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
+    args.scale = args.scale or (25 if args.mode == "split" else 23)
+    args.sources = args.sources or (3 if args.mode == "split" else 8)
+    rows = split(args) if args.mode == "split" else dask_jobs(args)
+    meta = {"machine": machine_info(), "args": vars(args)}
+    paths = write_results(f"multi_gpu-{args.mode}", rows, meta, **({"out_dir": args.out} if args.out else {}))
+    print_table(rows)
+    print(f"wrote {paths[0]}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

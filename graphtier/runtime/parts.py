@@ -1,0 +1,298 @@
+"""One graph over several devices (``Config(devices=...)``): a process per device, each running the
+whole algorithm on a copy of the whole vertex state but reading only the lists of its own range of
+vertices, so its own range of chunks (its *part*), from the store through its own tiers.
+
+After every operator that reads edges, what it wrote is merged across the parts as its functor
+declares (``combine``: sum, max or min per state array it writes), and its output queue becomes the
+union of the parts' (each part keeping its own vertices of it, since only it holds their lists).
+Every part then holds the same state and the same frontier sizes, so every part takes the same
+decisions and the collectives line up. A gather over every vertex sums each vertex's list on the one
+part that holds it, so a sum merged from zeros elsewhere equals one device's, bit for bit.
+
+The merges go through NCCL between GPUs (``cupy.cuda.nccl``) and through shared memory otherwise
+(the CPU backend, whose "devices" are processes with a simulated device each, or GPUs without NCCL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import multiprocessing
+import os
+import sys
+import traceback
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from multiprocessing.connection import wait
+from multiprocessing.shared_memory import SharedMemory
+
+import numpy as np
+
+from ..errors import GraphtierError
+from ..tiering.scheduler import COUNTERS
+from .config import Config
+
+SLOT_BYTES = 64 << 20  # each part's share of the shared memory a host merge goes through, a piece at a time
+REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum, "or": np.bitwise_or}
+
+
+@dataclass(frozen=True)
+class Part:
+    """This process's share of a run over several devices: its rank among ``size`` parts, the
+    vertices whose lists it reads, and how it merges with the others."""
+
+    rank: int
+    size: int
+    vertices: tuple[int, int]
+    comm: object
+
+    def chunks(self, indptr: np.ndarray, chunk_edges: int) -> range:
+        """The chunks holding this part's lists, in a graph with offsets ``indptr``."""
+        v0, v1 = self.vertices
+        first, end = int(indptr[v0]), int(indptr[v1])
+        return range(first // chunk_edges, -(-end // chunk_edges)) if end > first else range(0)
+
+
+current: Part | None = None  # set in a part's process, for the run it serves
+
+
+def split(graph, size: int) -> list[int]:
+    """Vertex bounds of ``size`` parts with about equal shares of the lists an algorithm may read
+    (out-lists, and in-lists where a directed graph stores its reverse): ``size + 1`` ids."""
+    weight = graph.indptr().astype(np.float64)
+    if graph.directed and graph.has_reverse:
+        weight = weight + graph.indptr(reverse=True)
+    targets = weight[-1] * np.arange(1, size) / size
+    inner = np.searchsorted(weight, targets, side="left").clip(0, graph.n_vertices)
+    return [0, *(int(v) for v in inner), graph.n_vertices]
+
+
+class HostComm:
+    """Merges through shared memory: each part writes its array into its slot, all wait, each
+    reduces the slots in rank order (so every part gets the same bits), all wait again."""
+
+    def __init__(self, name: str, barrier, rank: int, size: int):
+        self.rank, self.size, self.barrier = rank, size, barrier
+        self.memory = SharedMemory(name=name)
+        self.slots = np.ndarray((size, SLOT_BYTES), np.uint8, self.memory.buf)
+
+    def allreduce(self, a, op: str) -> None:
+        host = a.get() if hasattr(a, "get") else a
+        flat = host.reshape(-1)
+        step = SLOT_BYTES // flat.itemsize
+        for i in range(0, max(len(flat), 1), step):
+            piece = flat[i : i + step]
+            self.slots[self.rank, : piece.nbytes] = piece.view(np.uint8)
+            self.barrier.wait()
+            views = [self.slots[r, : piece.nbytes].view(piece.dtype) for r in range(self.size)]
+            piece[:] = functools.reduce(REDUCE[op], views)
+            self.barrier.wait()
+        if host is not a:
+            a.set(host)
+
+    def host_sum(self, a: np.ndarray) -> np.ndarray:
+        out = np.array(a)
+        self.allreduce(out, "sum")
+        return out
+
+    def close(self) -> None:
+        del self.slots
+        self.memory.close()
+
+
+class NcclComm:
+    """Merges between GPUs through NCCL, on the current stream (no wait for the host). NCCL has no
+    bitwise or: "or" gathers every part's array and ors them on the device."""
+
+    def __init__(self, uid, rank: int, size: int):
+        import cupy
+        from cupy.cuda import nccl
+
+        self.cupy, self.nccl, self.rank, self.size = cupy, nccl, rank, size
+        self.comm = nccl.NcclCommunicator(size, uid, rank)
+        self.types = {
+            np.dtype(t): getattr(nccl, f"NCCL_{n}")
+            for t, n in ((np.int32, "INT32"), (np.int64, "INT64"), (np.uint32, "UINT32"), (np.uint64, "UINT64"), (np.float32, "FLOAT32"), (np.float64, "FLOAT64"), (np.uint8, "UINT8"))
+        }
+        self.ops = {"sum": nccl.NCCL_SUM, "max": nccl.NCCL_MAX, "min": nccl.NCCL_MIN}
+
+    def allreduce(self, a, op: str) -> None:
+        words = a.view(np.uint8) if a.dtype == np.bool_ else a
+        stream = self.cupy.cuda.get_current_stream().ptr
+        if op != "or":
+            self.comm.allReduce(words.data.ptr, words.data.ptr, words.size, self.types[words.dtype], self.ops[op], stream)
+            return
+        every = self.cupy.empty((self.size, words.size), words.dtype)
+        self.comm.allGather(words.data.ptr, every.data.ptr, words.size, self.types[words.dtype], stream)
+        merged = words.reshape(-1)
+        merged[:] = every[0]
+        for r in range(1, self.size):
+            self.cupy.bitwise_or(merged, every[r], out=merged)
+
+    def host_sum(self, a: np.ndarray) -> np.ndarray:
+        d = self.cupy.asarray(a)
+        self.allreduce(d, "sum")
+        return d.get()
+
+    def close(self) -> None:
+        self.comm.destroy()
+
+
+def device_ids(config: Config) -> list[int] | None:
+    """The devices a run is split over, or None: one device, in this process."""
+    d = config.devices
+    if d is None or (isinstance(d, int) and d == 1):
+        return None
+    return list(range(d)) if isinstance(d, int) else list(d)
+
+
+def gpu_names(devices: int | Sequence[int] | None) -> list[str]:
+    """The GPUs ``devices`` names (a count: the first ones; None: every one) as a child process's
+    ``CUDA_VISIBLE_DEVICES`` must name them: ids as this process numbers them (under its own
+    ``CUDA_VISIBLE_DEVICES``, if set), checked against the GPUs it sees."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        names = [d.strip() for d in visible.split(",") if d.strip()]
+    else:
+        import cupy
+
+        names = [str(i) for i in range(cupy.cuda.runtime.getDeviceCount())]
+    ids = list(range(len(names) if devices is None else devices)) if devices is None or isinstance(devices, int) else list(devices)
+    if not ids or len(set(ids)) != len(ids) or not all(isinstance(d, int) and 0 <= d < len(names) for d in ids):
+        raise ValueError(f"devices={devices!r}, but this process sees {len(names)} GPU(s)")
+    return [names[d] for d in ids]
+
+
+def spreads(algorithm) -> Callable:
+    """Decorates an algorithm's public function so that ``devices=`` runs it split over several
+    devices, a process each, and returns the first part's result with every part's statistics;
+    ``algorithm``'s operators that read edges must say how to combine what they write."""
+
+    def decorate(function: Callable) -> Callable:
+        @functools.wraps(function)
+        def spread(graph, *args, config: Config | None = None, **options):
+            names = {f.name for f in fields(Config)}
+            config = Config.of(config, **{k: v for k, v in options.items() if k in names})
+            options = {k: v for k, v in options.items() if k not in names}
+            devices = device_ids(config)
+            if current is not None or devices is None:
+                return function(graph, *args, config=config, **options)
+            missing = [f.cuda for f in algorithm.functors if f.reads_edges and not f.combine]
+            if missing:
+                raise ValueError(f"{function.__name__} does not run split over several devices: its operator {missing[0]} does not say how to combine the parts' writes")
+            return _run_parts(spread, graph, args, options, config, devices)
+
+        return spread
+
+    return decorate
+
+
+def _run_parts(function: Callable, graph, args: tuple, options: dict, config: Config, devices: list[int]):
+    """Start a process per device, each running ``function`` on its part; wait for all of them
+    (one failing stops the others) and return the first part's result."""
+    backend = config.backend()
+    size = len(devices)
+    if backend == "cuda":
+        devices = gpu_names(devices)
+    bounds = split(graph, size)
+    context = multiprocessing.get_context("spawn")  # a forked child would inherit CUDA's state
+    memory = SharedMemory(create=True, size=size * SLOT_BYTES)
+    barrier, uids = context.Barrier(size), context.Queue()
+    pipes, processes = [], []
+    try:
+        for rank, device in enumerate(devices):
+            receive, send = context.Pipe(duplex=False)
+            plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), memory.name, barrier, uids)
+            part_config = config if rank == 0 else Config.of(config, progress=False)
+            p = context.Process(target=_part, args=(plan, function, graph.location, args, options, part_config, send), name=f"graphtier-part-{rank}", daemon=True)
+            with _bare_main():
+                p.start()
+            send.close()
+            pipes.append(receive)
+            processes.append(p)
+        return _gather(pipes, processes)
+    finally:
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+            p.join()
+        memory.close()
+        memory.unlink()
+
+
+@contextlib.contextmanager
+def _bare_main():
+    """A spawned part imports graphtier only, not the caller's script, which spawn would run again
+    (and a script without a ``__main__`` guard would start its parts again)."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+def _gather(pipes: list, processes: list):
+    """Each part's (result, stats) as it comes; the first error (or a part that died) ends them all."""
+    results: dict[int, tuple] = {}
+    waiting = dict(enumerate(pipes))
+    while waiting:
+        ready = wait(list(waiting.values()) + [processes[r].sentinel for r in waiting])
+        for rank, pipe in list(waiting.items()):
+            if pipe in ready or processes[rank].sentinel in ready:
+                try:
+                    status, payload = pipe.recv()
+                except EOFError:
+                    raise GraphtierError(f"the process of part {rank} died (exit code {processes[rank].exitcode}) before it returned") from None
+                if status == "error":
+                    raise payload
+                results[rank] = payload
+                del waiting[rank]
+    result, _ = results[0]
+    stats = [results[r][1] for r in range(len(pipes))]
+    result.stats = {**stats[0], **{k: sum(s.get(k, 0) for s in stats) for k in COUNTERS}, "seconds": max(s["seconds"] for s in stats), "parts": stats}
+    return result
+
+
+def _part(plan: tuple, function: Callable, location: str, args: tuple, options: dict, config: Config, pipe) -> None:
+    """A part's process: join the others, run ``function`` on the graph at ``location``, send back
+    (result, its statistics) from the first part and the statistics alone from the others."""
+    global current
+    rank, size, device, backend, vertices, memory, barrier, uids = plan
+    try:
+        if backend == "cuda":
+            os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
+        config = Config.of(config, device=backend)
+        comm = _join(rank, size, backend, memory, barrier, uids)
+        current = Part(rank, size, vertices, comm)
+        from .. import engine
+
+        result = function(engine.open(location), *args, config=config, **options)
+        stats = result.stats
+        pipe.send(("ok", (result if rank == 0 else None, stats)))
+    except BaseException as e:  # noqa: BLE001 (sent to the caller, which raises it)
+        try:
+            pipe.send(("error", e))
+        except Exception:  # noqa: BLE001 (an exception that does not pickle goes as its text)
+            pipe.send(("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")))
+
+
+def _join(rank: int, size: int, backend: str, memory: str, barrier, uids):
+    """The part's communicator: NCCL between GPUs where CuPy has it (the first part makes the id
+    and hands it to the others), else shared memory."""
+    if backend == "cuda":
+        if rank == 0:
+            try:
+                from cupy.cuda import nccl
+
+                uid = nccl.get_unique_id() if nccl.available else None
+            except ImportError:
+                uid = None
+            for _ in range(size - 1):
+                uids.put(uid)
+        else:
+            uid = uids.get()
+        if uid is not None:
+            return NcclComm(uid, rank, size)
+    return HostComm(memory, barrier, rank, size)

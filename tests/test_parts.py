@@ -1,0 +1,77 @@
+"""One graph split over several devices (runtime/parts.py), on the CPU backend, whose "devices" are
+processes with a simulated device each: BFS and PageRank equal one device's (PageRank bit for bit,
+BFS distances, with parents that make a valid BFS tree), under budgets smaller than a part, on
+symmetric and directed graphs; what does not split says so before any process starts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import graphtier as gt
+from graphtier.runtime.parts import Part, split
+
+from .test_algorithms import weighted
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory) -> dict[str, gt.Graph]:
+    d = tmp_path_factory.mktemp("parts")
+    sym = gt.generators.kronecker(10, edge_factor=8, seed=3)
+    directed = weighted(gt.generators.urand(10, edge_factor=6, seed=4), 2)
+    return {
+        "kron-sym-ef": gt.build(sym, d / "sym.gt", symmetrize=True, format="ef", chunk_edges=600, progress=False),
+        "urand-dir-csr": gt.build(directed, d / "dir.gt", reverse=True, format="csr", chunk_edges=600, progress=False),
+    }
+
+
+def test_split_balances_the_lists(graphs):
+    g = graphs["kron-sym-ef"]
+    bounds = split(g, 3)
+    indptr = g.indptr()
+    assert bounds[0] == 0 and bounds[-1] == g.n_vertices and bounds == sorted(bounds)
+    shares = np.diff(indptr[bounds])
+    assert shares.max() - shares.min() <= 2 * np.diff(indptr).max()
+    chunks = [Part(r, 3, (bounds[r], bounds[r + 1]), None).chunks(indptr, g.chunk_edges) for r in range(3)]
+    assert chunks[0].start == 0 and chunks[-1].stop == g.chunks().n_chunks
+    assert all(a.stop - 1 <= b.start <= a.stop for a, b in itertools.pairwise(chunks))  # a boundary chunk is shared at most
+
+
+@pytest.mark.parametrize("name", ["kron-sym-ef", "urand-dir-csr"])
+def test_bfs_over_parts_equals_one_device(graphs, name):
+    g = graphs[name]
+    source = int(np.argmax(np.diff(g.indptr())))
+    one = gt.bfs(g, source, device="cpu")
+    parts = gt.bfs(g, source, device="cpu", devices=3, device_memory="80KB")
+    np.testing.assert_array_equal(parts.distances, one.distances)
+    assert g.perm is None  # store ids are the input's: the tree checks as stored
+    gt.validate_bfs_tree(g.indptr(), g.edges()[:, 1], source, parts.distances, parts.parents)
+    assert len(parts.stats["parts"]) == 3
+    read = [p["bytes_store_read"] for p in parts.stats["parts"]]
+    assert parts.stats["bytes_store_read"] == sum(read) and max(read) < one.stats["bytes_store_read"]  # each part reads its own
+
+
+@pytest.mark.parametrize("name", ["kron-sym-ef", "urand-dir-csr"])
+def test_pagerank_over_parts_is_bit_identical(graphs, name):
+    g = graphs[name]
+    weight = g.weighted or None
+    one = gt.pagerank(g, weight=weight, device="cpu")
+    parts = gt.pagerank(g, weight=weight, device="cpu", devices=2, device_memory="160KB")
+    np.testing.assert_array_equal(parts.ranks, one.ranks)
+    assert parts.iterations == one.iterations
+
+
+def test_what_does_not_split_says_so(graphs):
+    g = graphs["kron-sym-ef"]
+    with pytest.raises(ValueError, match="does not run split over several devices"):
+        gt.connected_components(g, device="cpu", devices=2)
+    with pytest.raises(ValueError, match="devices must be"):
+        gt.Config(devices=0)
+    assert gt.Config(devices=[1, 0]).devices == (1, 0)
+
+
+def test_a_failing_part_fails_the_call(graphs):
+    with pytest.raises(ValueError, match="does not hold the vertex state"):
+        gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2, device_memory="1KB")
