@@ -38,7 +38,7 @@ from .engine import (
     validate_bfs_tree,
     verify,
 )
-from .errors import BudgetError, CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, OutOfMemoryError, StoreError, StoreReplacedError
+from .errors import BudgetError, CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, OutOfMemoryError, PartDiedError, StoreError, StoreReplacedError
 from .partition import generators
 
 
@@ -71,6 +71,7 @@ __all__ = [
     "MSTResult",
     "OutOfMemoryError",
     "PageRankResult",
+    "PartDiedError",
     "Problem",
     "SSSPResult",
     "StoreError",

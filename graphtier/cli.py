@@ -26,11 +26,11 @@ from . import plot, temps
 from .codecs import FORMATS
 from .engine.advise import ALGORITHMS, GOALS, SAMPLE_EDGES
 from .engine.build import AUTO, CHUNK_EDGES
-from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, StoreError, StoreExistsError
+from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, PartDiedError, StoreError, StoreExistsError
 from .partition.order import ORDERS
 from .tiering.budget import parse_size
 
-EXIT_INPUT, EXIT_STORE, EXIT_MEMORY, EXIT_INTERRUPTED, EXIT_PIPE = 3, 4, 5, 130, 141  # 141: as a shell reports a tool SIGPIPE ended
+EXIT_INPUT, EXIT_STORE, EXIT_MEMORY, EXIT_PART, EXIT_INTERRUPTED, EXIT_PIPE = 3, 4, 5, 6, 130, 141  # 141: as a shell reports a tool SIGPIPE ended
 
 
 def _emit(args, payload: dict, text: str) -> None:
@@ -154,6 +154,15 @@ def _size(text: str) -> str:
     return text
 
 
+def _devices(text: str) -> int | tuple[int, ...]:
+    """An argparse type: a count of devices ("2") or device ids ("0,2")."""
+    try:
+        value = tuple(int(x) for x in text.split(",")) if "," in text else int(text)
+        return gt.Config(devices=value).devices
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a count of devices (2) or device ids (0,2), got {text!r}") from None
+
+
 def _write_json(path: str, payload) -> None:
     """Write JSON whole or not at all (``temps.replacing``)."""
     with temps.replacing(path) as f:
@@ -183,7 +192,7 @@ def _stats_table(s: dict) -> str:
 
 def _execution(args) -> dict:
     """The execution options every algorithm command takes."""
-    return {"device": args.device, "device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy}
+    return {"device": args.device, "device_memory": args.device_memory, "host_memory": args.host_memory, "zero_copy": args.zero_copy, "devices": args.devices}
 
 
 def _save(result, column: str | None, path: str) -> None:
@@ -427,6 +436,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--out", help=f"save {out}: .npy ({what}), .parquet or .csv ({table or 'a table with the vertex ids'})")
         budgets(sp)
         sp.add_argument("--zero-copy", default="auto", choices=["auto", "always", "never"], help="read chunks in place from host memory")
+        sp.add_argument("--devices", type=_devices, metavar="N|IDS", help="split the graph over N devices or these GPU ids (0,2), a process each (bfs, pagerank); budgets are per device")
         sp.add_argument("--stats", action="store_true", help="print a table of per-iteration tiering statistics after the summary (not with --json)")
         sp.add_argument("--stats-json", metavar="FILE", help="write the whole stats dict as JSON to FILE")
         sp.add_argument("--plot", metavar="PNG", help="draw the run's per-iteration transfer and compute timeline (needs matplotlib)")
@@ -531,6 +541,9 @@ def _run(args) -> int:
     except MemoryError as e:  # a query's OutOfMemoryError names the allocation; any other is NumPy's or CuPy's own
         print(f"graphtier: {e}" if isinstance(e, GraphtierError) else f"graphtier: out of memory: {e}", file=sys.stderr)
         return EXIT_MEMORY
+    except PartDiedError as e:
+        print(f"graphtier: {e}", file=sys.stderr)
+        return EXIT_PART
     except KeyboardInterrupt:
         print("graphtier: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

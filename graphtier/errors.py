@@ -76,6 +76,11 @@ class DeviceError(GraphtierError, RuntimeError):
     not fit what it supports."""
 
 
+class PartDiedError(GraphtierError, RuntimeError):
+    """A process of a run split over devices (``devices=``) ended without a result or an error
+    (killed, or the system's out-of-memory killer); the others were stopped."""
+
+
 class BudgetError(GraphtierError, ValueError):
     """A memory budget larger than the device or the host has in all: refused before any work,
     since no run could honour it (``tiering.budget.check_budgets``)."""

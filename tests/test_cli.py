@@ -176,3 +176,20 @@ def test_mis_and_color(streamed, tmp_path, capsys):
     assert code == 2 and "d.gt is directed without its reverse graph" in err and "symmetrize=True" in err
     code, _, err = run(capsys, "mis", store, "--seed", -1, "--device", "cpu")
     assert code == 2 and "seed must be in" in err
+
+
+def test_bfs_split_over_devices(streamed, tmp_path, capsys):
+    """``--devices 2``: the same distances as one device, each part's statistics; an algorithm that
+    does not split, or devices named twice, exit 2 with the reason."""
+    store, source = streamed
+    one, two = tmp_path / "one.npy", tmp_path / "two.npy"
+    assert run(capsys, "bfs", store, "--source", source, "--device", "cpu", "--out", one)[0] == 0
+    stats = tmp_path / "stats.json"
+    code, _, _ = run(capsys, "bfs", store, "--source", source, "--devices", "2", *BUDGETS, "--out", two, "--stats-json", stats)
+    assert code == 0 and len(json.loads(stats.read_text())["parts"]) == 2
+    np.testing.assert_array_equal(np.load(two), np.load(one))
+    code, _, err = run(capsys, "cc", store, "--device", "cpu", "--devices", "2")
+    assert code == 2 and "does not run split over several devices" in err
+    with pytest.raises(SystemExit) as e:
+        main(["bfs", str(store), "--source", str(source), "--devices", "0,0"])
+    assert e.value.code == 2 and "--devices" in capsys.readouterr().err

@@ -1,13 +1,19 @@
 """One graph split over several devices (runtime/parts.py), on the CPU backend, whose "devices" are
 processes with a simulated device each: BFS and PageRank equal one device's (PageRank bit for bit,
 BFS distances, with parents that make a valid BFS tree), under budgets smaller than a part, on
-symmetric and directed graphs; what does not split says so before any process starts."""
+symmetric and directed graphs; what does not split says so before any process starts; a part
+that fails or is killed fails the call and leaves no process or shared memory behind."""
 
 from __future__ import annotations
 
 import itertools
+import signal
+import threading
+import time
+from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 import graphtier as gt
@@ -75,3 +81,29 @@ def test_what_does_not_split_says_so(graphs):
 def test_a_failing_part_fails_the_call(graphs):
     with pytest.raises(ValueError, match="does not hold the vertex state"):
         gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2, device_memory="1KB")
+
+
+def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
+    """SIGKILL to one part mid-run: the call raises PartDiedError, the other parts are stopped, and
+    the shared memory the merges went through is gone."""
+    shm = lambda: {p.name for p in Path("/dev/shm").glob("psm_*")} if Path("/dev/shm").is_dir() else set()
+    before = shm()
+    me = psutil.Process()
+    killer = threading.Thread(target=_kill_a_part, args=(me,), daemon=True)
+    killer.start()
+    with pytest.raises(gt.PartDiedError, match="died"):
+        gt.pagerank(graphs["kron-sym-ef"], device="cpu", devices=2, tol=0.0, max_iter=20_000)  # never converges: runs until killed
+    killer.join()
+    assert not [c for c in me.children(recursive=True) if c.is_running() and c.status() != psutil.STATUS_ZOMBIE and "graphtier" in " ".join(c.cmdline())]
+    assert shm() <= before
+
+
+def _kill_a_part(me: psutil.Process) -> None:
+    """Kills the second spawned child (a part) once both run."""
+    for _ in range(600):
+        parts = [c for c in me.children() if "multiprocessing" in " ".join(c.cmdline()) and "resource_tracker" not in " ".join(c.cmdline())]
+        if len(parts) >= 2:
+            time.sleep(1.0)
+            parts[-1].send_signal(signal.SIGKILL)
+            return
+        time.sleep(0.05)

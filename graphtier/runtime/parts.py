@@ -29,7 +29,7 @@ from multiprocessing.shared_memory import SharedMemory
 
 import numpy as np
 
-from ..errors import GraphtierError
+from ..errors import GraphtierError, PartDiedError
 from ..tiering.scheduler import COUNTERS
 from .config import Config
 
@@ -244,7 +244,8 @@ def _gather(pipes: list, processes: list):
                 try:
                     status, payload = pipe.recv()
                 except EOFError:
-                    raise GraphtierError(f"the process of part {rank} died (exit code {processes[rank].exitcode}) before it returned") from None
+                    processes[rank].join()
+                    raise PartDiedError(f"the process of part {rank} of {len(pipes)} died (exit code {processes[rank].exitcode}) before it returned; the others were stopped") from None
                 if status == "error":
                     raise payload
                 results[rank] = payload
