@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 import graphtier as gt
+from graphtier.runtime import parts
 from graphtier.runtime.parts import Part, split
 
 from .test_algorithms import weighted
@@ -83,9 +84,25 @@ def test_a_failing_part_fails_the_call(graphs):
         gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2, device_memory="1KB")
 
 
+def test_parts_are_kept_for_the_next_call(graphs):
+    """A second call on the same store and devices finds its parts running, their host tiers
+    full: nothing is read from the store again; other devices replace them."""
+    g = graphs["kron-sym-ef"]
+    first = gt.pagerank(g, device="cpu", devices=2)
+    again = gt.pagerank(g, device="cpu", devices=2)
+    assert first.stats["bytes_store_read"] > 0 and again.stats["bytes_store_read"] == 0
+    np.testing.assert_array_equal(again.ranks, first.ranks)
+    kept = parts.kept_processes()
+    assert len(kept) == 2 and all(p.is_alive() for p in kept)
+    gt.pagerank(g, device="cpu", devices=3)
+    assert not any(p.is_alive() for p in kept) and len(parts.kept_processes()) == 3
+    parts.close()
+    assert parts.kept_processes() == []
+
+
 def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
     """SIGKILL to one part mid-run: the call raises PartDiedError, the other parts are stopped, and
-    the shared memory the merges went through is gone."""
+    the shared memory the merges went through is gone; the next call starts new parts."""
     shm = lambda: {p.name for p in Path("/dev/shm").glob("psm_*")} if Path("/dev/shm").is_dir() else set()
     before = shm()
     me = psutil.Process()
@@ -94,8 +111,10 @@ def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
     with pytest.raises(gt.PartDiedError, match="died"):
         gt.pagerank(graphs["kron-sym-ef"], device="cpu", devices=2, tol=0.0, max_iter=20_000)  # never converges: runs until killed
     killer.join()
-    assert not [c for c in me.children(recursive=True) if c.is_running() and c.status() != psutil.STATUS_ZOMBIE and "graphtier" in " ".join(c.cmdline())]
-    assert shm() <= before
+    assert parts.kept_processes() == [] and shm() <= before
+    one = gt.bfs(graphs["kron-sym-ef"], 0, device="cpu")
+    np.testing.assert_array_equal(gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2).distances, one.distances)
+    parts.close()
 
 
 def _kill_a_part(me: psutil.Process) -> None:

@@ -62,6 +62,7 @@ class Graph:
         """Whether the store at this place is still the build this handle opened."""
         return schema.current_build_id(self.group) == self.attrs.get(schema.BUILD_ID)
 
+    build_id = property(lambda self: self.attrs.get(schema.BUILD_ID), doc="which build of the store this handle opened")
     n_vertices = property(lambda self: int(self.attrs["n_vertices"]))
     n_edges = property(lambda self: int(self.attrs["n_edges"]))
     format = property(lambda self: self.attrs["format"])

@@ -15,6 +15,7 @@ The merges go through NCCL between GPUs (``cupy.cuda.nccl``) and through shared 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import multiprocessing
@@ -189,36 +190,90 @@ def spreads(algorithm) -> Callable:
 
 
 def _run_parts(function: Callable, graph, args: tuple, options: dict, config: Config, devices: list[int]):
-    """Start a process per device, each running ``function`` on its part; wait for all of them
-    (one failing stops the others) and return the first part's result."""
+    """Run ``function`` on every part of ``graph`` over ``devices`` and return the first part's
+    result: in the processes kept from the last call where it split the same store over the same
+    devices, else in new ones (which replace those)."""
+    global _kept
     backend = config.backend()
-    size = len(devices)
-    if backend == "cuda":
-        devices = gpu_names(devices)
-    bounds = split(graph, size)
-    context = multiprocessing.get_context("spawn")  # a forked child would inherit CUDA's state
-    memory = SharedMemory(create=True, size=size * SLOT_BYTES)
-    barrier, uids = context.Barrier(size), context.Queue()
-    pipes, processes = [], []
+    key = (graph.location, graph.build_id, tuple(devices), backend)
+    if _kept is not None and _kept.key != key:
+        close()
+    if _kept is None:
+        _kept = Parts(key, graph, gpu_names(devices) if backend == "cuda" else devices, backend)
     try:
-        for rank, device in enumerate(devices):
-            receive, send = context.Pipe(duplex=False)
-            plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), memory.name, barrier, uids)
-            part_config = config if rank == 0 else Config.of(config, progress=False)
-            p = context.Process(target=_part, args=(plan, function, graph.location, args, options, part_config, send), name=f"graphtier-part-{rank}", daemon=True)
-            with _bare_main():
-                p.start()
-            send.close()
-            pipes.append(receive)
-            processes.append(p)
-        return _gather(pipes, processes)
-    finally:
-        for p in processes:
+        return _kept.call(function, args, options, config)
+    except BaseException:  # a part failed (the others may wait in a collective) or the caller gave up
+        close(wait=False)
+        raise
+
+
+class Parts:
+    """The processes of one graph split over devices, a part each: kept between calls, so that a
+    part's graph handle keeps what it loaded (its host tier, the chunks on its device) and the
+    next call starts nothing, as one Graph handle does for a run on one device."""
+
+    def __init__(self, key: tuple, graph, devices: list, backend: str):
+        self.key = key
+        size = len(devices)
+        bounds = split(graph, size)
+        context = multiprocessing.get_context("spawn")  # a forked child would inherit CUDA's state
+        self.memory = SharedMemory(create=True, size=size * SLOT_BYTES)
+        self.barrier, self.uids = barrier, uids = context.Barrier(size), context.Queue()  # held while the parts live
+        self.pipes, self.processes = [], []
+        try:
+            for rank, device in enumerate(devices):
+                mine, theirs = context.Pipe()
+                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids)
+                p = context.Process(target=_part, args=(plan, graph.location, theirs), name=f"graphtier-part-{rank}", daemon=True)
+                with _bare_main():
+                    p.start()
+                theirs.close()
+                self.pipes.append(mine)
+                self.processes.append(p)
+        except BaseException:
+            self.close(wait=False)
+            raise
+
+    def call(self, function: Callable, args: tuple, options: dict, config: Config):
+        for rank, pipe in enumerate(self.pipes):
+            pipe.send((function, args, options, config if rank == 0 else Config.of(config, progress=False)))
+        return _gather(self.pipes, self.processes)
+
+    def close(self, wait: bool = True) -> None:
+        """Stop the parts (asked to finish, or with ``wait`` False terminated) and free the
+        shared memory."""
+        for pipe, p in zip(self.pipes, self.processes):
+            if wait and p.is_alive():
+                with contextlib.suppress(OSError):
+                    pipe.send(None)
+        for p in self.processes:
+            p.join(timeout=10 if wait else 0)
             if p.is_alive():
                 p.terminate()
-            p.join()
-        memory.close()
-        memory.unlink()
+                p.join()
+        for pipe in self.pipes:
+            pipe.close()
+        self.memory.close()
+        self.memory.unlink()
+
+
+_kept: Parts | None = None
+
+
+def close(wait: bool = True) -> None:
+    """Stop the processes kept from the last run split over devices, and free what they hold."""
+    global _kept
+    if _kept is not None:
+        kept, _kept = _kept, None
+        kept.close(wait)
+
+
+def kept_processes() -> list:
+    """The processes kept from the last run split over devices (none when stopped)."""
+    return list(_kept.processes) if _kept is not None else []
+
+
+atexit.register(close)
 
 
 @contextlib.contextmanager
@@ -243,7 +298,7 @@ def _gather(pipes: list, processes: list):
             if pipe in ready or processes[rank].sentinel in ready:
                 try:
                     status, payload = pipe.recv()
-                except EOFError:
+                except (EOFError, OSError):  # its end of the pipe closed (or reset) with its process
                     processes[rank].join()
                     raise PartDiedError(f"the process of part {rank} of {len(pipes)} died (exit code {processes[rank].exitcode}) before it returned; the others were stopped") from None
                 if status == "error":
@@ -256,22 +311,29 @@ def _gather(pipes: list, processes: list):
     return result
 
 
-def _part(plan: tuple, function: Callable, location: str, args: tuple, options: dict, config: Config, pipe) -> None:
-    """A part's process: join the others, run ``function`` on the graph at ``location``, send back
-    (result, its statistics) from the first part and the statistics alone from the others."""
+def _part(plan: tuple, location: str, pipe) -> None:
+    """A part's process: join the others and open the graph, then run each call it receives,
+    sending back (result, its statistics) from the first part and the statistics alone from the
+    others; a failure is sent and ends the process (the others may wait in a collective)."""
     global current
     rank, size, device, backend, vertices, memory, barrier, uids = plan
     try:
         if backend == "cuda":
             os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
-        config = Config.of(config, device=backend)
         comm = _join(rank, size, backend, memory, barrier, uids)
         current = Part(rank, size, vertices, comm)
         from .. import engine
 
-        result = function(engine.open(location), *args, config=config, **options)
-        stats = result.stats
-        pipe.send(("ok", (result if rank == 0 else None, stats)))
+        graph = engine.open(location)
+        while (call := pipe.recv()) is not None:
+            function, args, options, config = call
+            result = function(graph, *args, config=Config.of(config, device=backend), **options)
+            pipe.send(("ok", (result if rank == 0 else None, result.stats)))
+    except (EOFError, OSError) as e:  # the caller went away, or this part could not start
+        if not isinstance(e, EOFError | ConnectionError):
+            with contextlib.suppress(OSError):
+                pipe.send(("error", e))
+        return
     except BaseException as e:  # noqa: BLE001 (sent to the caller, which raises it)
         try:
             pipe.send(("error", e))
