@@ -161,8 +161,42 @@ def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> 
     written: a failed or interrupted job leaves no partial dataset there, and what a killed one
     left is removed by the next write to the same place. ``path``, a local path (one the workers
     share) or an fsspec URL, must not exist. Returns ``path``."""
+    return _staged(path, options.get("storage_options", {}), lambda stage: frame.to_parquet(stage, **options))
+
+
+def to_zarr(frame: dd.DataFrame, path: str | os.PathLike, *, chunk_rows: int = 1 << 20, storage_options: dict | None = None) -> str:
+    """Write ``frame`` as a Zarr group, an array per column (``chunk_rows`` rows a chunk, written by
+    the workers), staged and renamed into place as ``to_parquet`` does. The ``store`` column is
+    stored as codes (int32) into the group's ``stores`` attribute, the locations in order;
+    ``columns`` lists the columns in order. Returns ``path``."""
+    import dask.array as da
+    import zarr
+
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
+    stores = None
+    if "store" in frame.columns:
+        stores = sorted(frame["store"].astype(str).unique().compute().tolist())  # a category a partition: cheap
+        code = {s: i for i, s in enumerate(stores)}
+        frame = frame.assign(store=frame["store"].map_partitions(lambda s: s.astype(str).map(code).astype(np.int32), meta=("store", np.int32)))
+
+    def write(stage: str) -> None:
+        columns = [frame[c].to_dask_array(lengths=True) for c in frame.columns]
+        arrays = [c.rechunk(min(chunk_rows, max(1, c.shape[0]))) for c in columns]
+        da.to_zarr(arrays[0], stage, component=frame.columns[0], storage_options=storage_options, zarr_format=3)
+        for name, array in zip(frame.columns[1:], arrays[1:]):
+            da.to_zarr(array, stage, component=name, storage_options=storage_options, zarr_format=3)
+        group = zarr.open_group(stage, mode="r+", storage_options=storage_options)
+        group.attrs.update({"columns": list(frame.columns), **({"stores": stores} if stores is not None else {})})
+
+    return _staged(path, storage_options or {}, write)
+
+
+def _staged(path: str | os.PathLike, storage_options: dict, write: Callable[[str], None]) -> str:
+    """``write(stage)`` into a sibling of ``path`` named by this process, renamed to ``path`` when
+    it returns; stages that killed writers left beside it are removed first."""
     remote = is_url(path)
-    fs, target = fsspec.core.url_to_fs(str(path) if remote else os.path.abspath(path), **options.get("storage_options", {}))
+    fs, target = fsspec.core.url_to_fs(str(path) if remote else os.path.abspath(path), **storage_options)
     target = target.rstrip("/")
     if fs.exists(target):
         raise FileExistsError(f"refusing to write {path}: something is there already")
@@ -171,7 +205,7 @@ def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> 
         fs.rm(posixpath.join(parent, entry), recursive=True)
     stage = posixpath.join(parent, temps.sibling_name(name, "tmp", hidden=not remote))
     try:
-        frame.to_parquet(fs.unstrip_protocol(stage) if remote else stage, **options)
+        write(fs.unstrip_protocol(stage) if remote else stage)
         if remote:
             fs.mv(stage, target, recursive=True)
         else:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import psutil
 import pytest
@@ -84,6 +85,25 @@ def test_pagerank_one_task_per_store_to_parquet(client, stores, tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(out).reset_index(drop=True), got.reset_index(drop=True), check_dtype=False)
     with pytest.raises(FileExistsError, match="ranks.parquet"):
         gt.dask.to_parquet(frame, out)
+
+
+def test_bfs_to_zarr(client, stores, tmp_path):
+    """A column per array, ``store`` as codes into the group's ``stores``; staged like Parquet."""
+    import zarr
+
+    frame = gt.dask.map("bfs", stores, SOURCES[:2], client=client, config=CPU)
+    got = frame.compute().reset_index(drop=True)
+    out = tmp_path / "bfs.zarr"
+    assert gt.dask.to_zarr(frame, out, chunk_rows=1000) == str(out)
+    assert os.listdir(tmp_path) == ["bfs.zarr"]
+    group = zarr.open_group(out, mode="r")
+    assert group.attrs["columns"] == list(got.columns) and group["vertex"].chunks == (1000,)
+    locations = np.array(group.attrs["stores"])[group["store"][:]]
+    np.testing.assert_array_equal(locations, got["store"].astype(str).to_numpy())
+    for column in got.columns[1:]:
+        np.testing.assert_array_equal(group[column][:], got[column].to_numpy())
+    with pytest.raises(FileExistsError):
+        gt.dask.to_zarr(frame, out)
 
 
 def test_refused_before_any_task(client, stores):
