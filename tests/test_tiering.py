@@ -610,6 +610,30 @@ def test_indexes_load_once_then_rounds_are_static(sym, moved):
     assert pulled and sum(b for _, b in pulled) < sum(a for a, _ in pulled)
 
 
+def test_an_arena_too_small_for_every_index_keeps_the_first_chunks(sym, moved):
+    """Room for half the indexes (and not the heads): the arena holds those of the first chunks
+    that fit (read from there), the others' are read in the chunk, and results are unchanged."""
+    case = fresh(sym)
+    g = case.g
+    if not g.codec.kernels_read_index:
+        pytest.skip(f"{g.format}'s kernels read no index")
+    n = n_chunks(g)
+    D = device_memory_for(g, 0, zero_copy="always") - heads_bytes(g, "always") - index_bytes(g, "always") // 2
+    H = n * slot_bytes(g)
+    result = run(case, moved, device_memory=D, host_memory=H, zero_copy="always")
+    check_result(case, result)
+    sched = scheduler_of(g, D, H, "always")
+    kept = np.flatnonzero(sched.plan.index >= 0)
+    assert 0 < len(kept) < n and (kept == np.arange(len(kept))).all() and not sched.plan.sidecars
+    spans = [min(sched.layout[c, 2] + INDEX_SLACK, sched.chunk_bytes[c]) for c in kept]
+    assert result.stats["bytes_index_to_device"] == sum(spans)
+    (table,) = sched.rounds(None) if sched.steps_aside else [None]
+    if table is not None:
+        base = sched.memory.host_addresses(np.array([sched.host.slot(c) for c in range(n)]))
+        in_arena = table[:, INDEX_START] != base + sched.layout[:, INDEX_START]
+        assert (in_arena == (sched.plan.index >= 0)).all()
+
+
 def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
     """With zero_copy="auto" and a device that cannot hold every chunk, an iteration copies one
     batch at most; once the host tier holds the graph, iterations are static (nothing moves: the

@@ -2,10 +2,11 @@
 
 The device region holds, after indptr and the round tables:
 
-- the *index arena*, when kernels read chunks in place: every chunk's header and local index,
-  copied there the first time the chunk enters the host tier and never evicted. A list read in
-  place from host memory then costs one dependent trip over PCIe instead of two (EMOGI and EFG
-  keep their offsets on the device for the same reason);
+- the *index arena*, when kernels read chunks in place: every chunk's header and local index
+  (or, where they do not all fit, those of the first chunks that do), copied there the first
+  time the chunk enters the host tier and never evicted. A list read in place from host memory
+  then costs one dependent trip over PCIe instead of two (EMOGI and EFG keep their offsets on
+  the device for the same reason);
 - the *sidecars* an algorithm registers (``Sidecar``), when kernels read chunks in place: a value
   per vertex derived from the chunk that holds the vertex's list the first time it is validated
   (say, one in-neighbour per vertex, checked before a list is read in place);
@@ -121,7 +122,7 @@ class Sidecar:
 @dataclass(frozen=True)
 class DevicePlan:
     """How the device region is laid out: byte offsets of the chunk slots, of each chunk's
-    index copy (None: no index arena) and of each sidecar kept (those that fit)."""
+    index copy (-1: not kept; None: no index arena) and of each sidecar kept (those that fit)."""
 
     slots: np.ndarray
     homes: bool  # slot c is chunk c's own (every chunk fits)
@@ -169,33 +170,39 @@ def plan_device(
 ) -> DevicePlan:
     """The device region within ``left`` bytes for chunks of ``unit_bytes`` (their payloads
     starting at ``payload_starts``; ``reads_index``: the format's kernels read indexes): one
-    slot per chunk when all fit; else the index arena (when chunks are read in place and it
-    fits), the sidecars that fit, and equal slots of ``slot_bytes``. A ValueError when not one
-    slot fits (unless every chunk is read in place)."""
+    slot per chunk when all fit; else the index arena (when chunks are read in place: every
+    chunk's index when it fits, else after the sidecars those of the first chunks that fit, -1
+    for the others), the sidecars that fit, and equal slots of ``slot_bytes``. A ValueError when
+    not one slot fits (unless every chunk is read in place)."""
     starts = np.concatenate([[0], np.cumsum(unit_bytes)])
     if zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
         return DevicePlan(starts[:-1], True, None, int(starts[-1]))
-    index = None
+    index, indexed = None, 0
     keep = 0 if zero_copy == "always" else slot_bytes  # room for a slot
-    if zero_copy != "never" and reads_index:
-        spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
-        ends = np.cumsum(spans)
-        if ends[-1] <= left - keep:
-            index = ends - spans
-            left -= int(ends[-1])
+    spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
+    ends = np.cumsum(spans)
+    arena = zero_copy != "never" and reads_index
+    if arena and ends[-1] <= left - keep:
+        index, indexed = ends - spans, int(ends[-1])
+        left -= indexed
     kept = []
     for side in sidecars:
         if zero_copy != "never" and n_vertices <= side.unknown and sidecar_bytes(side, n_vertices) <= left - keep:
             kept.append(side)
             left -= sidecar_bytes(side, n_vertices)
+    if arena and index is None:  # not every index fits: those of the first chunks that do, after the sidecars
+        fit = int(np.searchsorted(ends, left - keep, side="right"))
+        if fit:
+            index, indexed = np.where(np.arange(len(ends)) < fit, ends - spans, -1), int(ends[fit - 1])
+            left -= indexed
     n_slots = 0 if zero_copy == "always" else min(len(unit_bytes), max(0, left) // slot_bytes)
     if n_slots < 1 and zero_copy != "always":
         raise ValueError(f"device_memory leaves {max(0, left):,} bytes for chunks of {name} after the vertex state, indptr and chunk tables, less than one chunk slot ({slot_bytes:,} bytes)")
     slots = np.arange(n_slots, dtype=np.int64) * slot_bytes
     used = n_slots * slot_bytes
     if index is not None:
-        index += used
-        used += int(spans.sum())
+        index[index >= 0] += used
+        used += indexed
     offsets = {}
     for side in kept:
         offsets[side.name] = used
@@ -550,7 +557,7 @@ class Scheduler:
     def _load_indexes(self, it: dict, host: dict[int, int], derived: list) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
         the sidecar values just derived, ``[(sidecar, (v0, values)), ...]``."""
-        todo = [c for c in host if self.plan.index is not None and not self.indexed[c]]
+        todo = [c for c in host if self.plan.index is not None and self.plan.index[c] >= 0 and not self.indexed[c]]
         if not todo and not derived:
             return
         start = self.memory.mark("copy")
@@ -632,8 +639,9 @@ class Scheduler:
                 table[rows, PAYLOAD_START] += base
                 if self.weighted:
                     table[rows, WEIGHTS_START] += base
-        if host and self.plan.index is not None:  # chunks read in place find their index on the device
+        if host and self.plan.index is not None:  # chunks read in place find their index on the device (those it holds)
             rows = np.fromiter(host, np.int64, len(host))
+            rows = rows[self.plan.index[rows] >= 0]
             table[rows, INDEX_START] = self.memory.device_base + self.plan.index[rows] + self.layout[rows, INDEX_START]
         return table
 
