@@ -5,6 +5,7 @@ through the wheel's own entry points."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -20,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory) -> Path:
     """A folder holding graphtier installed from its wheel (dependencies as the test environment has them)."""
     d = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(d / "dist"), str(ROOT)], capture_output=True, text=True, check=False)
+    with open(tmp_path_factory.getbasetemp().parent / "graphtier-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time: setuptools builds in the tree's build/, which test workers share
+        build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(d / "dist"), str(ROOT)], capture_output=True, text=True, check=False)
     if build.returncode != 0:
         pytest.fail(f"pip wheel failed:\n{build.stdout}{build.stderr}")
     (wheel,) = (d / "dist").glob("graphtier-*.whl")
