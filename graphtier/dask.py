@@ -29,6 +29,7 @@ try:
     from dask.base import tokenize
     from dask.dataframe.utils import clear_known_categories
     from distributed import Client, Nanny, Scheduler, SpecCluster, get_client
+    from distributed.system import MEMORY_LIMIT
 except ImportError as e:  # pragma: no cover (the dask extra is part of the test extra)
     raise ImportError("graphtier.dask needs dask's distributed scheduler and dataframes: pip install 'graphtier[dask]'") from e
 
@@ -137,22 +138,25 @@ def map(
     return client.persist(dd.from_delayed(futures, meta=meta))
 
 
-def gpu_cluster(devices: int | Sequence[int] | None = None, *, local_directory: str | os.PathLike | None = None, **options: Any) -> SpecCluster:
+def gpu_cluster(devices: int | Sequence[int] | None = None, *, local_directory: str | os.PathLike | None = None, memory_limit: int | str | None = None, **options: Any) -> SpecCluster:
     """A cluster of this machine's GPUs, one worker process per GPU that sees only its own
     (``CUDA_VISIBLE_DEVICES``), one thread and a ``GPU`` resource, so that ``map`` with a "cuda"
     config runs a task per GPU at a time: dask-cuda's ``LocalCUDACluster`` where it is installed,
     else the same made of distributed's own workers. ``devices``: a count (the first ones) or GPU
     ids, as this process numbers them; default every GPU. ``local_directory``: the workers'
-    scratch; ``options`` go to the cluster."""
+    scratch; ``memory_limit``: each worker's host memory (default: an equal share of the
+    machine's, where Dask's own default for a one-thread worker would be a share per core, and
+    the results a worker holds would spill to disk); ``options`` go to the cluster."""
     named = gpu_names(devices)
     scratch = {} if local_directory is None else {"local_directory": str(local_directory)}
+    limit = {"memory_limit": memory_limit if memory_limit is not None else MEMORY_LIMIT // len(named)}
     try:
         from dask_cuda import LocalCUDACluster
     except ImportError:
-        worker = lambda device: {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}, "env": {"CUDA_VISIBLE_DEVICES": device}, **scratch}}
+        worker = lambda device: {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1}, "env": {"CUDA_VISIBLE_DEVICES": device}, **scratch, **limit}}
         scheduler = {"cls": Scheduler, "options": {"dashboard_address": options.pop("dashboard_address", ":0")}}
         return SpecCluster(scheduler=scheduler, workers={f"gpu-{d}": worker(d) for d in named}, **options)
-    return LocalCUDACluster(CUDA_VISIBLE_DEVICES=named, threads_per_worker=1, resources={"GPU": 1}, **scratch, **options)
+    return LocalCUDACluster(CUDA_VISIBLE_DEVICES=named, threads_per_worker=1, resources={"GPU": 1}, **scratch, **limit, **options)
 
 
 def to_parquet(frame: dd.DataFrame, path: str | os.PathLike, **options: Any) -> str:

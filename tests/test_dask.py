@@ -173,4 +173,6 @@ def test_gpu_cluster_gives_each_worker_its_own_gpu(monkeypatch, tmp_path):
     with gt.dask.gpu_cluster([2, 0], local_directory=tmp_path) as cluster, distributed.Client(cluster) as client:
         seen = client.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"])
         assert sorted(seen.values()) == ["3", "6"]
-        assert all(w["resources"] == {"GPU": 1} and w["nthreads"] == 1 for w in client.scheduler_info()["workers"].values())
+        workers = client.scheduler_info()["workers"].values()
+        assert all(w["resources"] == {"GPU": 1} and w["nthreads"] == 1 for w in workers)
+        assert all(w["memory_limit"] == distributed.system.MEMORY_LIMIT // 2 for w in workers)  # a share per GPU, not per core
