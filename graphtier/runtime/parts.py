@@ -11,6 +11,7 @@ part that holds it, so a sum merged from zeros elsewhere equals one device's, bi
 
 The merges go through NCCL between GPUs (``cupy.cuda.nccl``) and through shared memory otherwise
 (the CPU backend, whose "devices" are processes with a simulated device each, or GPUs without NCCL).
+The processes stay up between calls on the same store and devices (``Parts``), one set at a time.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import functools
 import multiprocessing
 import os
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Callable, Sequence
@@ -196,15 +198,16 @@ def _run_parts(function: Callable, graph, args: tuple, options: dict, config: Co
     global _kept
     backend = config.backend()
     key = (graph.location, graph.build_id, tuple(devices), backend)
-    if _kept is not None and _kept.key != key:
-        close()
-    if _kept is None:
-        _kept = Parts(key, graph, gpu_names(devices) if backend == "cuda" else devices, backend)
-    try:
-        return _kept.call(function, args, options, config)
-    except BaseException:  # a part failed (the others may wait in a collective) or the caller gave up
-        close(wait=False)
-        raise
+    with _calls:
+        if _kept is not None and _kept.key != key:
+            close()
+        if _kept is None:
+            _kept = Parts(key, graph, gpu_names(devices) if backend == "cuda" else devices, backend)
+        try:
+            return _kept.call(function, args, options, config)
+        except BaseException:  # a part failed (the others may wait in a collective) or the caller gave up
+            close(wait=False)
+            raise
 
 
 class Parts:
@@ -258,14 +261,16 @@ class Parts:
 
 
 _kept: Parts | None = None
+_calls = threading.RLock()  # one call at a time goes to the kept parts (close() takes it too)
 
 
 def close(wait: bool = True) -> None:
     """Stop the processes kept from the last run split over devices, and free what they hold."""
     global _kept
-    if _kept is not None:
-        kept, _kept = _kept, None
-        kept.close(wait)
+    with _calls:
+        if _kept is not None:
+            kept, _kept = _kept, None
+            kept.close(wait)
 
 
 def kept_processes() -> list:
