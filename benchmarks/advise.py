@@ -52,7 +52,7 @@ def opened(store: str, device: int | None, host: int | None) -> str:
 
 def main() -> None:
     from compression import load, parse
-    from harness import RESULTS_DIR, machine_info, print_table, write_results
+    from harness import RESULTS_DIR, machine_info, publish
 
     import graphtier as gt
 
@@ -122,10 +122,7 @@ def main() -> None:
         "observed": "the tier a BFS Run opens on the store built as advised, under the same budgets (no kernel runs)",
         "machine": machine_info(),
     }
-    json_path, md_path = write_results("advise", rows, meta, out_dir=args.out)
-    print()
-    print_table(rows)
-    print(f"\nwrote {json_path} and {md_path}")
+    publish("advise", rows, meta, out_dir=args.out)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from harness import RESULTS_DIR, machine_info, print_table, time_it, write_results
+from harness import RESULTS_DIR, machine_info, publish, time_it
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 import graphtier as gt
@@ -178,9 +178,7 @@ def main() -> None:
         "timing": "wall, median after a warm-up",
         "machine": machine_info(),
     }
-    json_path, md_path = write_results("algorithms_cpu", rows, meta, out_dir=args.out, tag=args.tag)
-    print_table(rows, ["algorithm", "format", "graphtier_ms", "baseline", "baseline_ms", "speedup"])
-    print(f"\nwrote {json_path} and {md_path}")
+    publish("algorithms_cpu", rows, meta, out_dir=args.out, tag=args.tag, columns=["algorithm", "format", "graphtier_ms", "baseline", "baseline_ms", "speedup"])
 
 
 if __name__ == "__main__":

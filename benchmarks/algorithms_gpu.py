@@ -40,7 +40,7 @@ from pathlib import Path
 import ecl
 import emogi
 import numpy as np
-from harness import RESULTS_DIR, machine_info, print_table, write_results
+from harness import RESULTS_DIR, machine_info, publish
 
 import graphtier as gt
 from graphtier.tiering.scheduler import fixed_bytes
@@ -328,10 +328,12 @@ def main() -> None:
     if args.ecl:
         meta["ecl"] = f"{args.ecl}: {', '.join(source for source, _ in ecl.PROGRAMS.values())}, {' '.join(ecl.NVCC)}, one process a run, no warm-up run"
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
-    json_path, md_path = write_results(f"algorithms_gpu-{gpu}", rows, meta, out_dir=args.out)
-    print_table(
+    publish(
+        f"algorithms_gpu-{gpu}",
         rows,
-        [
+        meta,
+        out_dir=args.out,
+        columns=[
             "algorithm",
             "format",
             "region",
@@ -351,7 +353,6 @@ def main() -> None:
             "error",
         ],
     )
-    print(f"\nwrote {json_path} and {md_path}")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ def best_seconds(fn, arg, repeat: int) -> float:
 
 
 def main() -> None:
-    from harness import RESULTS_DIR, machine_info, print_table, write_results
+    from harness import RESULTS_DIR, machine_info, publish
 
     import graphtier as gt
     from graphtier.codecs import FORMATS
@@ -158,10 +158,7 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine_info(),
     }
-    json_path, md_path = write_results("compression", rows, meta, out_dir=args.out)
-    print()
-    print_table(rows)
-    print(f"\nwrote {json_path} and {md_path}")
+    publish("compression", rows, meta, out_dir=args.out)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def main() -> None:
     args = p.parse_args()
 
     import numpy as np
-    from harness import machine_info, print_table, write_results
+    from harness import machine_info, publish
 
     from graphtier.partition.export import write_text_edges
     from graphtier.tiering.budget import parse_size
@@ -71,9 +71,7 @@ def main() -> None:
         }
     ]
     meta = {"command": " ".join(sys.argv), "generate_text_seconds": t_write, "machine": machine_info()}
-    json_path, md_path = write_results(f"convert-{args.memory_budget}", rows, meta)
-    print_table(rows)
-    print(f"\nwrote {json_path} and {md_path}")
+    publish(f"convert-{args.memory_budget}", rows, meta)
 
 
 if __name__ == "__main__":

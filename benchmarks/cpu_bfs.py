@@ -30,7 +30,7 @@ def main() -> None:
         os.environ["NUMBA_NUM_THREADS"] = str(args.threads)
 
     import scipy.sparse as sp
-    from harness import machine_info, print_table, time_it, write_results
+    from harness import machine_info, publish, time_it
     from scipy.sparse.csgraph import breadth_first_order
 
     import graphtier as gt
@@ -82,9 +82,7 @@ def main() -> None:
     import numba
 
     meta = {"command": " ".join(sys.argv), "numba_threads": numba.get_num_threads(), "machine": machine_info()}
-    json_path, md_path = write_results(f"cpu_bfs-{numba.get_num_threads()}threads", rows, meta)
-    print_table(rows)
-    print(f"\nwrote {json_path} and {md_path}")
+    publish(f"cpu_bfs-{numba.get_num_threads()}threads", rows, meta)
 
 
 if __name__ == "__main__":

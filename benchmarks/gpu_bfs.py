@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, print_table, write_results
+from harness import RESULTS_DIR, machine_info, publish
 
 import graphtier as gt
 from graphtier.kernels.formats import FORMATS
@@ -106,9 +106,7 @@ def main() -> None:
     machine = machine_info()
     meta = {"command": " ".join(sys.argv), "timing": "CUDA events around the level loop, median over sources x repeats", "machine": machine}
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
-    json_path, md_path = write_results(f"gpu_bfs-{gpu}", rows, meta, out_dir=args.out)
-    print_table(rows, ["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
-    print(f"\nwrote {json_path} and {md_path}")
+    publish(f"gpu_bfs-{gpu}", rows, meta, out_dir=args.out, columns=["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
 
 
 if __name__ == "__main__":

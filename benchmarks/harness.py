@@ -124,6 +124,15 @@ def compile_peers(units: dict[str, tuple[str, Path, str]], header: str, out: Pat
     return {name: out / name for name in jobs}
 
 
+def publish(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR, tag: str | None = None, columns: list[str] | None = None) -> tuple[Path, Path]:
+    """``write_results``, then the rows as a table (``columns``, default all) and where they went."""
+    paths = write_results(name, rows, meta, out_dir, tag)
+    print()
+    print_table(rows, columns)
+    print(f"\nwrote {paths[0]} and {paths[1]}")
+    return paths
+
+
 def print_table(rows: list[dict], columns: list[str] | None = None) -> None:
     """Print ``rows`` as an aligned markdown table (all keys, in first-seen order, by default)."""
     print("\n".join(_table(rows, columns or _columns(rows))))

@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from harness import machine_info, print_table, write_results
+from harness import RESULTS_DIR, machine_info, publish
 
 import graphtier as gt
 
@@ -152,17 +152,14 @@ def main() -> None:
     p.add_argument("--stores", type=int, default=8)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graphs are built, and found again by later runs")
-    p.add_argument("--out", default=None)
+    p.add_argument("--out", default=RESULTS_DIR)
     p.add_argument("--device", default="cuda", help="cpu: the same runs with simulated devices (a check of this script)")
     args = p.parse_args()
     Path(args.dir).mkdir(parents=True, exist_ok=True)
     args.scale = args.scale or (25 if args.mode == "split" else 23)
     args.sources = args.sources or (3 if args.mode == "split" else 8)
     rows = split(args) if args.mode == "split" else dask_jobs(args)
-    meta = {"machine": machine_info(), "args": vars(args)}
-    paths = write_results(f"multi_gpu-{args.mode}", rows, meta, **({"out_dir": args.out} if args.out else {}))
-    print_table(rows)
-    print(f"wrote {paths[0]}", file=sys.stderr)
+    publish(f"multi_gpu-{args.mode}", rows, {"command": " ".join(sys.argv), "args": vars(args), "machine": machine_info()}, out_dir=args.out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from algorithms_gpu import timed, weighted_kronecker
-from harness import RESULTS_DIR, machine_info, print_table, write_results
+from harness import RESULTS_DIR, machine_info, publish
 
 import graphtier as gt
 
@@ -70,9 +70,8 @@ def main() -> None:
                 print(row, flush=True)
     machine = machine_info()
     gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
-    json_path, md_path = write_results(f"sssp_probe-{gpu}", rows, {"command": " ".join(sys.argv), "graph": f"kron{args.scale}", "sources": sources, "machine": machine}, out_dir=args.out)
-    print_table(rows, ["region", "delta_x", "delta", "ms", "wall_ms", "parents_ms", "iterations", "moved_mb"])
-    print(f"\nwrote {json_path} and {md_path}")
+    meta = {"command": " ".join(sys.argv), "graph": f"kron{args.scale}", "sources": sources, "machine": machine}
+    publish(f"sssp_probe-{gpu}", rows, meta, out_dir=args.out, columns=["region", "delta_x", "delta", "ms", "wall_ms", "parents_ms", "iterations", "moved_mb"])
 
 
 if __name__ == "__main__":
