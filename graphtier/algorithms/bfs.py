@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numba import njit, prange
 
 from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
 
 ALPHA, BETA = 14, 24
-_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @cpu
@@ -74,17 +74,23 @@ def best_connected(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray,
     start = c * chunk_edges
     v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + len(dst)))
     v0 = max(v0, first_src)  # empty lists before the first source have no local index here
-    local = np.arange(v0, v1) - first_src
-    firsts, ends = offsets[local], offsets[local + 1]
-    ids = np.full(len(local), HEADS.unknown, HEADS.dtype)
-    listed = np.flatnonzero(ends > firsts)
-    if len(listed):
-        u = dst.astype(np.int64)
-        degree = np.minimum(indptr[u + 1] - indptr[u], _LOW32).astype(np.uint64)
-        rank = (degree << np.uint64(32)) | (_LOW32 - np.arange(len(dst), dtype=np.uint64))  # degree, then the earliest
-        best = np.maximum.reduceat(rank, firsts[listed])
-        ids[listed] = dst[(_LOW32 - (best & _LOW32)).astype(np.int64)]
-    return v0, ids
+    return v0, _heads(v0 - first_src, v1 - first_src, offsets, dst, indptr, HEADS.unknown)
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _heads(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, unknown: int) -> np.ndarray:
+    """A list per thread: the degrees it looks up are random reads over the whole indptr."""
+    ids = np.full(end - first, unknown, np.uint32)
+    for i in prange(end - first):
+        best, longest = -1, -1
+        for j in range(offsets[first + i], offsets[first + i + 1]):
+            u = dst[j]
+            degree = indptr[u + 1] - indptr[u]
+            if degree > longest:
+                best, longest = j, degree
+        if best >= 0:
+            ids[i] = dst[best]
+    return ids
 
 
 HEADS = Sidecar("heads", np.uint32, best_connected)
