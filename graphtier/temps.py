@@ -85,12 +85,12 @@ def abandoned(entries: list[str], name: str, *, hidden: bool = True) -> Iterator
             yield entry, kind
 
 
-def workspace(prefix: str) -> Path:
-    """A fresh directory in the system's temporary directory, named ``PREFIX-TAG-RANDOM`` for this
-    process: ``PREFIX-`` directories that a process gone from this host left there (killed before it
-    could remove its own) are removed first; a live process's, another host's and any other name
-    are never touched. The caller removes its own."""
-    parent = Path(tempfile.gettempdir())
+def workspace(prefix: str, parent: str | os.PathLike | None = None) -> Path:
+    """A fresh directory in ``parent`` (the system's temporary directory by default), named
+    ``PREFIX-TAG-RANDOM`` for this process: ``PREFIX-`` directories that a process gone from this
+    host left there (killed before it could remove its own) are removed first; a live process's,
+    another host's and any other name are never touched. The caller removes its own."""
+    parent = Path(tempfile.gettempdir() if parent is None else parent)
     pattern = re.compile(re.escape(prefix) + "-" + _TAG + r"-[0-9a-z_]+")
     for entry in os.listdir(parent):
         m = pattern.fullmatch(entry)

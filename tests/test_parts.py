@@ -7,6 +7,7 @@ that fails or is killed fails the call and leaves no process or shared memory be
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import signal
 import threading
 import time
@@ -98,8 +99,8 @@ def test_parts_are_kept_for_the_next_call(graphs):
 
 def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
     """SIGKILL to one part mid-run: the call raises PartDiedError, the other parts are stopped, and
-    the shared memory the merges went through is gone; the next call starts new parts."""
-    shm = lambda: {p.name for p in Path("/dev/shm").glob("psm_*")} if Path("/dev/shm").is_dir() else set()
+    the shared memory the merges and results went through is gone; the next call starts new parts."""
+    shm = lambda: {p.name for glob in ("psm_*", "graphtier-parts-*") for p in Path("/dev/shm").glob(glob)} if Path("/dev/shm").is_dir() else set()
     before = shm()
     me = psutil.Process()
     killer = threading.Thread(target=_kill_a_part, args=(me,), daemon=True)
@@ -111,6 +112,24 @@ def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
     one = gt.bfs(graphs["kron-sym-ef"], 0, device="cpu")
     np.testing.assert_array_equal(gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2).distances, one.distances)
     parts.close()
+
+
+def test_large_results_come_back_through_a_file_the_caller_maps(tmp_path):
+    """A part's arrays of a million bytes or more travel through a file in its outbox, which the
+    caller maps (its own copy on write) and removes; where no file can be written, the pipe."""
+    mine, theirs = multiprocessing.Pipe()
+    ranks = np.random.default_rng(0).random(1 << 18)
+    for outbox in (tmp_path, tmp_path / "missing"):
+        sender = threading.Thread(target=parts._send, args=(theirs, ("ok", (ranks, {"seconds": 1.0})), str(outbox)))
+        sender.start()
+        sent = mine.recv()
+        sender.join()
+        assert (sent[1] is not None) == outbox.exists()  # a file's path, or the bytes themselves
+        status, (got, stats) = parts._received(sent)
+        assert status == "ok" and stats == {"seconds": 1.0} and list(tmp_path.iterdir()) == []
+        np.testing.assert_array_equal(got, ranks)
+        got[0] = -1.0
+        assert ranks[0] != -1.0
 
 
 def _kill_a_part(me: psutil.Process) -> None:

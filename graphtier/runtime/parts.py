@@ -19,12 +19,17 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import itertools
+import mmap
 import multiprocessing
 import os
+import pickle
+import shutil
 import sys
 import threading
 import traceback
 import types
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from multiprocessing.connection import wait
@@ -32,11 +37,13 @@ from multiprocessing.shared_memory import SharedMemory
 
 import numpy as np
 
+from .. import temps
 from ..errors import GraphtierError, PartDiedError
 from ..tiering.scheduler import COUNTERS
 from .config import Config
 
 SLOT_BYTES = 64 << 20  # each part's share of the shared memory a host merge goes through, a piece at a time
+OUTBOX_BYTES = 1 << 20  # a result whose arrays reach this comes back through a file, not the pipe
 REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum, "or": np.bitwise_or}
 
 
@@ -221,12 +228,13 @@ class Parts:
         bounds = split(graph, size)
         context = multiprocessing.get_context("spawn")  # a forked child would inherit CUDA's state
         self.memory = SharedMemory(create=True, size=size * SLOT_BYTES)
+        self.outbox = str(temps.workspace("graphtier-parts", "/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
         self.barrier, self.uids = barrier, uids = context.Barrier(size), context.Queue()  # held while the parts live
         self.pipes, self.processes = [], []
         try:
             for rank, device in enumerate(devices):
                 mine, theirs = context.Pipe()
-                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids)
+                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids, self.outbox)
                 p = context.Process(target=_part, args=(plan, graph.location, theirs), name=f"graphtier-part-{rank}", daemon=True)
                 with _bare_main():
                     p.start()
@@ -258,6 +266,7 @@ class Parts:
             pipe.close()
         self.memory.close()
         self.memory.unlink()
+        shutil.rmtree(self.outbox, ignore_errors=True)
 
 
 _kept: Parts | None = None
@@ -302,7 +311,7 @@ def _gather(pipes: list, processes: list):
         for rank, pipe in list(waiting.items()):
             if pipe in ready or processes[rank].sentinel in ready:
                 try:
-                    status, payload = pipe.recv()
+                    status, payload = _received(pipe.recv())
                 except (EOFError, OSError):  # its end of the pipe closed (or reset) with its process
                     processes[rank].join()
                     raise PartDiedError(f"the process of part {rank} of {len(pipes)} died (exit code {processes[rank].exitcode}) before it returned; the others were stopped") from None
@@ -321,7 +330,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
     sending back (result, its statistics) from the first part and the statistics alone from the
     others; a failure is sent and ends the process (the others may wait in a collective)."""
     global current
-    rank, size, device, backend, vertices, memory, barrier, uids = plan
+    rank, size, device, backend, vertices, memory, barrier, uids, outbox = plan
     try:
         if backend == "cuda":
             os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
@@ -333,17 +342,53 @@ def _part(plan: tuple, location: str, pipe) -> None:
         while (call := pipe.recv()) is not None:
             function, args, options, config = call
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
-            pipe.send(("ok", (result if rank == 0 else None, result.stats)))
+            _send(pipe, ("ok", (result if rank == 0 else None, result.stats)), outbox)
     except (EOFError, OSError) as e:  # the caller went away, or this part could not start
         if not isinstance(e, EOFError | ConnectionError):
             with contextlib.suppress(OSError):
-                pipe.send(("error", e))
+                _send(pipe, ("error", e), outbox)
         return
     except BaseException as e:  # noqa: BLE001 (sent to the caller, which raises it)
         try:
-            pipe.send(("error", e))
+            _send(pipe, ("error", e), outbox)
         except Exception:  # noqa: BLE001 (an exception that does not pickle goes as its text)
-            pipe.send(("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")))
+            _send(pipe, ("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")), outbox)
+
+
+def _send(pipe, message, outbox: str) -> None:
+    """``message`` through the pipe, but its large arrays (a result's, over a million bytes in all)
+    through a file in ``outbox`` that the caller maps: a pipe moves about 1 GB/s, pickled and copied twice."""
+    buffers = []
+    data = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
+    raws = [b.raw() for b in buffers]
+    lengths = [r.nbytes for r in raws]
+    path = None
+    if sum(lengths) >= OUTBOX_BYTES:
+        path = os.path.join(outbox, f"result-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        try:
+            with open(path, "xb") as f:
+                f.writelines(raws)
+        except OSError:  # no room there: through the pipe after all
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            path = None
+    if path is None:
+        data, lengths = pickle.dumps(message, protocol=5), []
+    pipe.send((data, path, lengths))
+
+
+def _received(sent: tuple):
+    """What ``_send`` sent: its arrays map the file (copy on write), which goes once mapped."""
+    data, path, lengths = sent
+    if path is None:
+        return pickle.loads(data)
+    try:
+        with open(path, "rb") as f:
+            view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY))
+    finally:
+        os.unlink(path)
+    ends = np.cumsum([0, *lengths])
+    return pickle.loads(data, buffers=[view[a:b] for a, b in itertools.pairwise(ends)])
 
 
 def _join(rank: int, size: int, backend: str, memory: str, barrier, uids):
