@@ -63,15 +63,13 @@ def run_batch(algorithm: str | Callable[..., Any], store: str, sources: Sequence
     graph = engine.open(store)
     config = Config.of(config, progress=False)
     if sources is None:
-        frame = function(graph, config=config, **(params or {})).to_pandas()
+        frames, columns = [function(graph, config=config, **(params or {})).to_pandas()], {}
     else:
-        frames = []
-        for source in sources:
-            frames.append(function(graph, source, config=config, **(params or {})).to_pandas())
-            frames[-1].insert(0, "source", source)
-        frame = pd.concat(frames, ignore_index=True)
-    frame.insert(0, "store", pd.Categorical.from_codes(np.zeros(len(frame), np.int8), [store]))  # a byte a row, not the path
-    return frame
+        frames = [function(graph, source, config=config, **(params or {})).to_pandas() for source in sources]
+        columns = {"source": np.repeat(np.asarray(sources, np.int64), [len(f) for f in frames])}
+    columns |= {c: pd.concat([f[c] for f in frames], ignore_index=True) for c in frames[0].columns}  # a column at a time: no block consolidated
+    rows = len(columns[frames[0].columns[0]])
+    return pd.DataFrame({"store": pd.Categorical.from_codes(np.zeros(rows, np.int8), [store])} | columns, copy=False)  # a byte a row, not the path
 
 
 def map(

@@ -39,10 +39,12 @@ class VertexResult:
         return table
 
     def to_pandas(self):
-        """A DataFrame: ``vertex``, then the result's columns; a missing reference is <NA>."""
+        """A DataFrame: ``vertex``, then the result's columns; a missing reference is <NA>. Its
+        columns share the result's arrays (copying and consolidating them cost seconds a call on
+        graphs of millions of vertices)."""
         import pandas as pd
 
-        return pd.DataFrame({k: v if m is None else pd.arrays.IntegerArray(v, m) for k, (v, m) in self._table().items()})
+        return pd.DataFrame({k: v if m is None else pd.arrays.IntegerArray(v, m) for k, (v, m) in self._table().items()}, copy=False)
 
     def to_arrow(self):
         """The same columns as an Arrow table; a missing reference is null."""
