@@ -84,7 +84,20 @@ class Graph:
             return self.group
         if not self.has_reverse:
             raise StoreError(f"{self.location} has no reverse graph (build it with reverse=True)")
-        return self.group[schema.REVERSE]
+        return self._member(self.group, schema.REVERSE)
+
+    def _array(self, name: str, reverse: bool = False) -> zarr.Array:
+        return self._member(self._part(reverse), name)
+
+    def _member(self, group: zarr.Group, name: str):
+        """An array or group of the store; one that is gone means the store was replaced under
+        this handle (a reader racing a rebuild), or else is damaged."""
+        try:
+            return group[name]
+        except KeyError:
+            if not self._unchanged():
+                raise StoreReplacedError(self.location) from None
+            raise StoreError(f"{self.location}: its {'/'.join(filter(None, (group.path, name)))} is missing") from None
 
     def indptr(self, reverse: bool = False) -> np.ndarray:
         """Where each vertex's edges start in ``adj`` (int64), checked for consistency (a
@@ -92,9 +105,9 @@ class Graph:
         return self._once("indptr", reverse, lambda: self._load_indptr(reverse))
 
     def _load_indptr(self, reverse: bool) -> np.ndarray:
-        array = self._part(reverse)[schema.INDPTR]
+        array = self._array(schema.INDPTR, reverse)
         indptr = read_vector(array, self.location).astype(np.int64)
-        problem = indptr_problem(indptr, self.n_vertices, self._part(reverse)[schema.ADJ].shape[0])
+        problem = indptr_problem(indptr, self.n_vertices, self._array(schema.ADJ, reverse).shape[0])
         if problem:
             message, entry = problem
             raise CorruptChunkError(message, array=array.path, chunk=min(entry, len(indptr) - 1) // array.chunks[0], store=self.location)
@@ -105,7 +118,7 @@ class Graph:
         """Original id of each vertex when the build relabelled or reordered, else None."""
         if schema.PERM not in self.group:
             return None
-        perm = read_vector(self.group[schema.PERM], self.location)
+        perm = read_vector(self._array(schema.PERM), self.location)
         problem = perm_problem(perm, self.n_vertices, bool(self.attrs.get("relabelled")))
         if problem:
             raise CorruptChunkError(problem, array=schema.PERM, store=self.location)
@@ -145,7 +158,7 @@ class Graph:
     def chunks(self, reverse: bool = False) -> ChunkStore:
         """The stored chunks of ``adj``; reads made through it later (out of core) check that the
         store was not replaced meanwhile."""
-        return ChunkStore(self._part(reverse)[schema.ADJ], self.format, self.location, unchanged=self._unchanged)
+        return ChunkStore(self._array(schema.ADJ, reverse), self.format, self.location, unchanged=self._unchanged)
 
     @property
     def codec(self) -> graph_codecs.GraphChunkCodec:
@@ -156,7 +169,7 @@ class Graph:
         if not self.weighted:
             raise ValueError(f"{self.location} has no edge weights (build it from weighted input)")
         facts = self.weight_facts(reverse)
-        return WeightStore(self._part(reverse)[schema.WEIGHTS], self.location, bounds=(facts["min"], facts["max"]) if "min" in facts else None)
+        return WeightStore(self._array(schema.WEIGHTS, reverse), self.location, bounds=(facts["min"], facts["max"]) if "min" in facts else None)
 
     def weight_facts(self, reverse: bool = False) -> dict:
         """The least, largest and mean weight its build recorded (empty when it recorded none):
@@ -217,7 +230,7 @@ class Graph:
     def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
         """Bytes the whole graph takes resident (``tiering.resident.resident_bytes``)."""
         chunks = self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
-        e = self._part(reverse)[schema.ADJ].shape[0]
+        e = self._array(schema.ADJ, reverse).shape[0]
         edges = [min(self.chunk_edges, e - c) for c in range(0, e, self.chunk_edges)]
         return resident_bytes(chunks, edges, self.n_vertices, weights)
 
@@ -264,7 +277,7 @@ class Graph:
 
     def edges(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Decoded (src, dst) rows: for users and tests; kernels never take this path."""
-        return self.group[schema.ADJ][start:stop]
+        return self._array(schema.ADJ)[start:stop]
 
     def vertex(self, original_id: int) -> int:
         """The store's index of a vertex given by the id the input used."""
@@ -312,9 +325,9 @@ class Graph:
         headers = chunks.headers(range(chunks.n_chunks))
         payload = sum(h.payload_bytes for h in headers)
         index = sum(h.index_bytes for h in headers)
-        adj = part[schema.ADJ].nbytes_stored()
-        indptr = part[schema.INDPTR].nbytes_stored()
-        perm = self.group[schema.PERM].nbytes_stored() if (schema.PERM in self.group and not reverse) else 0
+        adj = self._array(schema.ADJ, reverse).nbytes_stored()
+        indptr = self._array(schema.INDPTR, reverse).nbytes_stored()
+        perm = self._array(schema.PERM).nbytes_stored() if (schema.PERM in self.group and not reverse) else 0
         sizes = {
             "payload": payload,
             "index": index,
@@ -324,8 +337,8 @@ class Graph:
             "total": adj + indptr + perm,
         }
         if schema.WEIGHTS in part:
-            sizes["weights"] = part[schema.WEIGHTS].nbytes_stored()
-        e = part[schema.ADJ].shape[0]
+            sizes["weights"] = self._array(schema.WEIGHTS, reverse).nbytes_stored()
+        e = self._array(schema.ADJ, reverse).shape[0]
         bits = {k: sizes[k] * 8 / e if e else None for k in ("payload", "index", "indptr", "total")}  # none per edge of no edges
         return {"n_chunks": chunks.n_chunks, "bytes": sizes, "bits_per_edge": bits}
 
