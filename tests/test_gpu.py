@@ -147,6 +147,20 @@ def budgets_of(g: gt.Graph) -> list[dict]:
 
 @pytest.mark.parametrize("name", ["kron", "urand"])
 @pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_bfs_from_many_sources_equals_the_cpu(weighted_graphs, name, fmt):
+    """70 sources (two passes, a repeat among them) under every budget: each source's distances
+    equal the CPU's."""
+    g = weighted_graphs[name][fmt]
+    sources = [int(v) for v in np.random.default_rng(3).integers(0, g.n_vertices, 69)] + [0, 0]
+    cpu = np.stack([r.distances for r in gt.bfs(g, sources=sources, device="cpu")])
+    for budget in budgets_of(g):
+        gpu = gt.bfs(g, sources=sources, device="cuda", **budget)
+        assert gpu[0].stats["device"] == "cuda"
+        np.testing.assert_array_equal(np.stack([r.distances for r in gpu]), cpu)
+
+
+@pytest.mark.parametrize("name", ["kron", "urand"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
 def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
     g = weighted_graphs[name][fmt]
     source = int(np.argmax(np.diff(g.indptr())))
