@@ -6,8 +6,8 @@ CSR size in at most 4x the time of one), side by side in one run.
 One Graph500 Kronecker graph (symmetrized, self-loops dropped) as ef and as csr. For each store,
 in GPU memory (``resident``) and under ``device_memory`` at ``--budget`` of the CSR size (host tier
 unlimited, ``zero_copy="auto"``): single-source BFS (``gt.bfs(g, s)``, direction-optimizing) from
-``--check`` of the sources, then ``gt.bfs(g, sources=...)`` from all of them (MS-BFS, pushing only,
-64 or 32 sources a pass), twice, the second timed. ``one_ms``: the single-source median;
+``--check`` of the sources, then ``gt.bfs(g, sources=...)`` from all of them (MS-BFS, direction-
+optimizing too, 64 or 32 sources a pass), twice, the second timed. ``one_ms``: the single-source median;
 ``many_ms``: the passes' time summed; ``ratio``: many over one (the target: at most 4);
 ``serial_ms``: ``one_ms`` times the sources, what running them one by one would cost. GPU times
 are CUDA-event time of the runtime's loop; ``*_wall_ms`` what the caller waited. Each checked

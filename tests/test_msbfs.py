@@ -1,7 +1,7 @@
 """BFS from many sources at once (``gt.bfs(g, sources=[...])``, algorithms/msbfs.py): each source's
 distances equal scipy's, on symmetric and directed graphs with isolated vertices, repeated
-sources and more sources than one pass holds, in memory and under budgets that stream the graph
-(every chunk read once); what it does not do, it says."""
+sources and more sources than one pass holds, pushing, pulling and switching, in memory and under
+budgets that stream the graph; what it does not do, it says."""
 
 from __future__ import annotations
 
@@ -40,14 +40,16 @@ def sources_of(g: gt.Graph, count: int) -> list[int]:
     return [picked[0], isolated, *picked]
 
 
-@pytest.mark.parametrize("name", ["kron-sym-ef", "urand-dir-csr"])
-def test_every_source_equals_scipy(graphs, name):
+@pytest.mark.parametrize("name, direction", [("kron-sym-ef", "auto"), ("kron-sym-ef", "push"), ("kron-sym-ef", "pull"), ("urand-dir-csr", "auto")])
+def test_every_source_equals_scipy(graphs, name, direction):
     g, m = graphs[name]
     sources = sources_of(g, 64 + 9)  # two passes
-    results = gt.bfs(g, sources=sources, device="cpu")
+    results = gt.bfs(g, sources=sources, direction=direction, device="cpu")
     assert [r.source for r in results] == sources and all(r.parents is None for r in results)
     np.testing.assert_array_equal(np.stack([r.distances for r in results]), scipy_distances(m, sources))
     assert [r.stats["sources"] for r in (results[0], results[-1])] == [64, 9]
+    directions = {it["direction"] for it in results[0].stats["iterations"]}
+    assert directions == ({"push", "pull"} if direction == "auto" and not g.directed else {"push"} if direction != "pull" else {"pull"})
 
 
 @pytest.mark.parametrize("name", ["kron-sym-ef", "urand-dir-csr"])
@@ -63,6 +65,7 @@ def test_streamed_passes_read_each_chunk_once(graphs, name):
         results = gt.bfs(g, sources=sources, device="cpu", device_memory=narrow + room, host_memory=chunks // 2)
         stats = results[0].stats
         assert [r.stats["sources"] for r in (results[0], results[-1])] == [per_pass, 72 % per_pass]
+        assert ("pull" in {it["direction"] for it in stats["iterations"]}) == (not g.directed)
         assert stats["rounds"] > 0 and 0 < stats["bytes_store_read"] <= stats["levels"] * (chunks + 4 * len(g.chunk_sizes()))
         np.testing.assert_array_equal(np.stack([r.distances for r in results]), scipy_distances(m, sources))
 
@@ -73,8 +76,8 @@ def test_what_it_does_not_do(graphs):
         gt.bfs(g, 0, sources=[1])
     with pytest.raises(TypeError, match="needs a source"):
         gt.bfs(g)
-    with pytest.raises(ValueError, match="pushes only"):
-        gt.bfs(g, sources=[0], direction="pull")
+    with pytest.raises(ValueError, match="needs the reverse graph"):
+        gt.bfs(graphs["urand-dir-csr"][0], sources=[0], direction="pull", device="cpu")
     with pytest.raises(ValueError, match="split over several devices"):
         gt.bfs(g, sources=[0], device="cpu", devices=2)
     with pytest.raises(ValueError, match="not in the graph"):

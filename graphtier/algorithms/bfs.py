@@ -21,7 +21,6 @@ from numba import njit, prange
 from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
-from .msbfs import bfs_many
 
 ALPHA, BETA = 14, 24
 
@@ -174,7 +173,7 @@ class BFS(Algorithm):
 def bfs(graph, source: int | None = None, *, sources: Sequence[int] | None = None, direction: str = "auto", config: Config | None = None, **options) -> BFSResult | list[BFSResult]:
     """Distances and BFS-tree parents from ``source`` (an id as the input gave it); or, with
     ``sources=``, a list of results in their order, distances only, the sources run together up
-    to 64 a pass (``msbfs``: each chunk read once a level for all of them), pushing only.
+    to 64 a pass (``msbfs``: each chunk read once a level for all of them).
 
     ``direction``: "push", "pull" or "auto": switch by frontier size on a symmetric graph; push on a
     directed one, where pulling rarely stops early (on cnr-2000 it made BFS 8x slower). Pulling
@@ -186,9 +185,9 @@ def bfs(graph, source: int | None = None, *, sources: Sequence[int] | None = Non
         raise TypeError("bfs takes a source or sources=, not both" if source is not None else "bfs needs a source (or sources=)")
     if sources is None:
         return _bfs(graph, source, direction=direction, config=config, **options)
-    if direction == "pull":
-        raise ValueError("bfs from many sources pushes only: direction='pull' is for one source")
-    return bfs_many(graph, list(sources), Config.of(config, **options))
+    from .msbfs import bfs_many  # which builds on this module's Direction
+
+    return bfs_many(graph, list(sources), direction, Config.of(config, **options))
 
 
 @spreads(BFS)

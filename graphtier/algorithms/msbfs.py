@@ -3,15 +3,20 @@
 storage serves all of them. CUDA functors in msbfs.cu.
 
 A vertex holds three words of bits, a bit per source of the pass: ``seen`` (the sources that have
-reached it), ``visit`` (those that reached it at the last level: what it pushes on) and ``next``
-(those reaching it at this level). A level pushes from the frontier (the vertices whose ``visit``
-is not empty) into ``next`` and queues a vertex the first time its ``next`` gets a bit; then each
-queued vertex settles: ``visit`` takes ``next``, ``seen`` takes it in. Distances per source are
-written on the host from each level's queue and bits (a vertex's bits at level L are the sources
-at distance L), so the device holds three words a vertex whatever the number of sources: 64-bit
-words, or 32-bit ones (12 bytes a vertex, as a one-source BFS's state, and passes of 32) where
-the wider words would take over half of what the narrow ones leave the chunks. Pushes only: a pull that stops early needs every
-source's bit, and the runtime's pull stops at the first.
+reached it), ``visit`` (those that reached it at the last level: the frontier's bits, zero
+elsewhere) and ``next`` (those reaching it at this level). A level either pushes from the frontier
+into its out-neighbours' ``next`` (queueing a vertex with its first bit), or pulls: every vertex
+some source has not reached gathers its in-neighbours' ``visit`` bits into ``next``, stopping once
+every source of the pass has reached it (queued then), and a filter queues the others that got a
+bit. Then the frontier's ``visit`` is cleared and each queued vertex settles (``visit`` takes
+``next``, ``seen`` takes it in). The direction switches as a one-source BFS's does (``Direction``),
+on the frontier of the union of the sources.
+
+Distances per source are written on the host from each level's queue and bits (a vertex's bits at
+level L are the sources at distance L), so the device holds three words a vertex whatever the
+number of sources: 64-bit words, or 32-bit ones (12 bytes a vertex, as a one-source BFS's state,
+and passes of 32) where the wider words would take over half of what the narrow ones leave the
+chunks.
 """
 
 from __future__ import annotations
@@ -21,17 +26,17 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from ..runtime import Advance, Algorithm, Compute, Config, Run, cpu, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime.functors import cpu  # imported on first use, after runtime.cpu (the backend) may shadow the decorator
 from ..runtime.results import BFSResult
 from ..runtime.run import state_of
-
-CUDA_WORDS = {np.uint64: "u64", np.uint32: "u32"}  # a vertex's words: the widest the budget allows first
+from .bfs import Direction
 
 
 @cpu
 def spread(v, u, e, w, s):
-    """u takes the sources that reached v at the last level and have not reached u; queued the
-    first time its ``next`` gets a bit. ``s``: (seen, visit, next)."""
+    """Push: u takes the sources that reached v at the last level and have not reached u; queued
+    the first time its ``next`` gets a bit. ``s``: (seen, visit, next)."""
     seen, visit, nxt = s
     bits = visit[v] & ~seen[u]
     if bits == 0 or (nxt[u] & bits) == bits:
@@ -39,6 +44,39 @@ def spread(v, u, e, w, s):
     first = nxt[u] == 0
     nxt[u] |= bits
     return first
+
+
+@cpu
+def unfilled(u, s):
+    """Pull: a vertex some source of the pass has not reached. ``s``: (seen, visit, next, full)."""
+    seen, _, nxt, full = s
+    return (seen[u] | nxt[u]) != full
+
+
+@cpu
+def gather_bits(u, v, e, w, s):
+    """Pull: u takes its in-neighbour's frontier bits; enough once every source has reached it."""
+    seen, visit, nxt, full = s
+    nxt[u] |= visit[v] & ~seen[u]
+    return (seen[u] | nxt[u]) == full
+
+
+@cpu
+def filled(u, v, s):
+    """Pull: nothing more to do for a vertex every source has reached (the pull queues it)."""
+
+
+@cpu
+def reached(u, s):
+    """After a pull: the vertices that got a bit and were not queued by it. ``s``: (seen, next, full)."""
+    seen, nxt, full = s
+    return nxt[u] != 0 and (seen[u] | nxt[u]) != full
+
+
+@cpu
+def forget(v, s):
+    """The last frontier's bits, cleared (pulls read ``visit`` of any in-neighbour). ``s``: (visit,)."""
+    s[0][v] = 0
 
 
 @cpu
@@ -50,24 +88,45 @@ def settle(u, s):
     nxt[u] = 0
 
 
-SPREAD = {w: Advance(f"Spread<{t}>", spread) for w, t in CUDA_WORDS.items()}
-SETTLE = {w: Compute(f"Settle<{t}>", settle) for w, t in CUDA_WORDS.items()}
+def _functors(word: str) -> dict:
+    """The functors over words of one width (``word``: its CUDA type)."""
+    return {
+        "spread": Advance(f"Spread<{word}>", spread),
+        "gather": Pull(f"GatherBits<{word}>", unfilled, gather_bits, filled),
+        "reached": Filter(f"Reached<{word}>", reached),
+        "forget": Compute(f"Forget<{word}>", forget),
+        "settle": Compute(f"Settle<{word}>", settle),
+    }
+
+
+FUNCTORS = {np.uint64: _functors("u64"), np.uint32: _functors("u32")}  # the widest words the budget allows first
 
 
 class ManySources(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (*SPREAD.values(), *SETTLE.values())
+    functors = tuple(f for by_name in FUNCTORS.values() for f in by_name.values())
 
-    def __init__(self, graph, sources: np.ndarray, dist: np.ndarray | None, word: type = np.uint64):
+    def __init__(self, graph, sources: np.ndarray, dist: np.ndarray | None, word: type = np.uint64, direction: str = "auto"):
         """``sources``: store indices (repeats allowed), as many as ``word`` has bits; ``dist``:
         their rows of distances, filled in level by level (-1 where never reached)."""
-        self.word = word
+        self.word, self.f = word, FUNCTORS[word]
         self.vertices, where = np.unique(sources, return_inverse=True)
         self.masks = np.zeros(len(self.vertices), word)
         np.bitwise_or.at(self.masks, where, np.left_shift(word(1), np.arange(len(sources), dtype=word)))
-        indptr = graph.indptr()
-        self.frontier_edges = int((indptr[self.vertices + 1] - indptr[self.vertices]).sum())
+        self.full = np.bitwise_or.reduce(self.masks) if len(sources) else word(0)
+        self.indptr = graph.indptr()
+        self.frontier_edges = int((self.indptr[self.vertices + 1] - self.indptr[self.vertices]).sum())
+        if direction not in ("auto", "push", "pull"):
+            raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {direction!r}")
+        if direction == "pull" and graph.directed and not graph.has_reverse:
+            raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
+        optimize = direction == "auto" and not graph.directed
+        self.pulls = direction == "pull" or optimize
+        self.direction = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
         self.dist = dist
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges(), "in": Edges(reverse=True)} if self.pulls else {"out": Edges()}
 
     def state(self, graph) -> dict[str, tuple]:
         return dict.fromkeys(("seen", "visit", "next"), (graph.n_vertices, self.word))
@@ -82,13 +141,22 @@ class ManySources(Algorithm):
         _write_level(self.dist, self.vertices, self.masks, 0)
 
     def step(self, run: Run) -> None:
-        s, frontier = run.state, run.frontier
+        s, frontier, f = run.state, run.frontier, self.f
+        m, edges = int(run.sizes[-1, 0]), self.frontier_edges
         if frontier.it:  # the frontier: the vertices reached at the last level, with their new sources
-            m = int(run.sizes[-1, 0])
             ids = frontier.current.ids[:m]
-            _write_level(self.dist, run.ops.to_host(ids).astype(np.int64), run.ops.to_host(s["visit"][ids]), frontier.it)
-        run.advance(SPREAD[self.word], s["seen"], s["visit"], s["next"])
-        run.compute(SETTLE[self.word], s["seen"], s["visit"], s["next"], input=frontier.next)
+            host = run.ops.to_host(ids).astype(np.int64)
+            _write_level(self.dist, host, run.ops.to_host(s["visit"][ids]), frontier.it)
+            edges = int((self.indptr[host + 1] - self.indptr[host]).sum())  # a pull's filter does not count them
+        pulling = self.direction.next(m, edges)
+        if pulling:
+            run.pull(f["gather"], s["seen"], s["visit"], s["next"], self.full, input=ALL)
+            run.filter(f["reached"], s["seen"], s["next"], self.full, input=ALL)
+        else:
+            run.advance(f["spread"], s["seen"], s["visit"], s["next"])
+        run.compute(f["forget"], s["visit"], input=frontier.current)
+        run.compute(f["settle"], s["seen"], s["visit"], s["next"], input=frontier.next)
+        run.iterations[-1]["direction"] = "pull" if pulling else "push"
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -104,7 +172,7 @@ def _write_level(dist: np.ndarray, ids: np.ndarray, bits: np.ndarray, level: int
             s += 1
 
 
-def bfs_many(graph, sources: list, config: Config) -> list[BFSResult]:
+def bfs_many(graph, sources: list, direction: str, config: Config) -> list[BFSResult]:
     """One ``BFSResult`` per source, in order (distances only: parents would take 8 bytes a vertex
     for each source), from passes of 64 sources (32 where the budget is short). Each result's
     ``stats`` are its pass's."""
@@ -117,9 +185,7 @@ def bfs_many(graph, sources: list, config: Config) -> list[BFSResult]:
     for first in range(0, len(ids), size):
         batch = ids[first : first + size]
         dist = np.full((len(batch), graph.n_vertices), -1, np.int32)
-        done = run(ManySources(graph, batch, dist, word), graph, config)
-        for it, row in zip(done.iterations, done.sizes):
-            it["edges"] = int(row[1])
+        done = run(ManySources(graph, batch, dist, word, direction), graph, config)
         stats = done.stats(levels=len(done.iterations), sources=len(batch), reached=int((dist >= 0).sum()))
         results += [BFSResult(source=s, distances=graph.to_original(d), parents=None, stats=stats, ids=graph.ids) for s, d in zip(sources[first : first + size], dist)]
     return results
@@ -129,5 +195,5 @@ def pass_word(graph, config: Config) -> type:
     """64-bit words (half the passes) unless their extra 12 bytes a vertex would take over half of
     what 32-bit words leave the chunks."""
     device, _ = config.budgets(config.backend())
-    wide, narrow = (state_of(ManySources(graph, np.zeros(1, np.int64), None, w), graph, config.backend())[1] for w in CUDA_WORDS)
+    wide, narrow = (state_of(ManySources(graph, np.zeros(1, np.int64), None, w), graph, config.backend())[1] for w in FUNCTORS)
     return np.uint64 if 2 * (wide - narrow) <= device - narrow else np.uint32
