@@ -101,12 +101,18 @@ class Direction:
     """Beamer's switch: pull on a growing frontier whose edges exceed a fourteenth of those left
     unexplored; keep pulling while it grows or holds more than V/24 vertices."""
 
-    def __init__(self, mode: str, optimize: bool, n_vertices: int, n_edges: int):
+    def __init__(self, graph, mode: str):
+        """``mode``: "push", "pull" or "auto" (switching on a symmetric graph only)."""
+        if mode not in ("auto", "push", "pull"):
+            raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {mode!r}")
+        if mode == "pull" and graph.directed and not graph.has_reverse:
+            raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
+        self.optimize = mode == "auto" and not graph.directed
+        self.pulls = mode == "pull" or self.optimize  # whether any level reads in-edges
         self.pulling = mode == "pull"
-        self.optimize = optimize
         self.settled = False  # back to pushing after pulling: the frontier shrinks from here on
-        self.n = n_vertices
-        self.unexplored = n_edges
+        self.n = graph.n_vertices
+        self.unexplored = graph.n_edges
         self.previous = 0
 
     def next(self, frontier: int, frontier_edges: int) -> bool:
@@ -132,14 +138,9 @@ class BFS(Algorithm):
     functors = (VISIT, FIND_PARENT, START)
 
     def __init__(self, graph, source: int, direction: str):
-        if direction not in ("auto", "push", "pull"):
-            raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {direction!r}")
-        if direction == "pull" and graph.directed and not graph.has_reverse:
-            raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
+        self.policy = Direction(graph, direction)
         self.source = graph.vertex(source)
-        optimize = direction == "auto" and not graph.directed
-        self.pulls = self.bitmap = direction == "pull" or optimize
-        self.policy = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
+        self.pulls = self.bitmap = self.policy.pulls
         self.source_edges = int(graph.indptr()[self.source + 1] - graph.indptr()[self.source])
 
     def edges(self, graph) -> dict[str, Edges]:

@@ -116,17 +116,11 @@ class ManySources(Algorithm):
         self.full = np.bitwise_or.reduce(self.masks) if len(sources) else word(0)
         self.indptr = graph.indptr()
         self.frontier_edges = int((self.indptr[self.vertices + 1] - self.indptr[self.vertices]).sum())
-        if direction not in ("auto", "push", "pull"):
-            raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {direction!r}")
-        if direction == "pull" and graph.directed and not graph.has_reverse:
-            raise ValueError(f"direction='pull' on a directed graph needs the reverse graph, which {graph.location} does not have")
-        optimize = direction == "auto" and not graph.directed
-        self.pulls = direction == "pull" or optimize
-        self.direction = Direction(direction, optimize, graph.n_vertices, graph.n_edges)
+        self.direction = Direction(graph, direction)
         self.dist = dist
 
     def edges(self, graph) -> dict[str, Edges]:
-        return {"out": Edges(), "in": Edges(reverse=True)} if self.pulls else {"out": Edges()}
+        return {"out": Edges(), "in": Edges(reverse=True)} if self.direction.pulls else {"out": Edges()}
 
     def state(self, graph) -> dict[str, tuple]:
         return dict.fromkeys(("seen", "visit", "next"), (graph.n_vertices, self.word))
