@@ -356,14 +356,13 @@ def _part(plan: tuple, location: str, pipe) -> None:
 
 
 def _send(pipe, message, outbox: str) -> None:
-    """``message`` through the pipe, but its large arrays (a result's, over a million bytes in all)
-    through a file in ``outbox`` that the caller maps: a pipe moves about 1 GB/s, pickled and copied twice."""
+    """``message`` pickled once, its arrays out of band: through a file in ``outbox`` that the
+    caller maps where they reach a million bytes (a result's: a pipe moves about 1 GB/s, pickled
+    and copied twice), else (or where no file can be written there) through the pipe beside it."""
     buffers = []
     data = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
     raws = [b.raw() for b in buffers]
-    lengths = [r.nbytes for r in raws]
-    path = None
-    if sum(lengths) >= OUTBOX_BYTES:
+    if sum(r.nbytes for r in raws) >= OUTBOX_BYTES:
         path = os.path.join(outbox, f"result-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         try:
             with open(path, "xb") as f:
@@ -371,24 +370,25 @@ def _send(pipe, message, outbox: str) -> None:
         except OSError:  # no room there: through the pipe after all
             with contextlib.suppress(OSError):
                 os.unlink(path)
-            path = None
-    if path is None:
-        data, lengths = pickle.dumps(message, protocol=5), []
-    pipe.send((data, path, lengths))
+        else:
+            pipe.send((data, path, [r.nbytes for r in raws]))
+            return
+    pipe.send((data, None, [bytearray(r) for r in raws]))  # writable, as arrays pickled whole would be
 
 
 def _received(sent: tuple):
-    """What ``_send`` sent: its arrays map the file (copy on write), which goes once mapped."""
-    data, path, lengths = sent
-    if path is None:
-        return pickle.loads(data)
-    try:
-        with open(path, "rb") as f:
-            view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY))
-    finally:
-        os.unlink(path)
-    ends = np.cumsum([0, *lengths])
-    return pickle.loads(data, buffers=[view[a:b] for a, b in itertools.pairwise(ends)])
+    """What ``_send`` sent: ``(pickle, None, the arrays' bytes)``, or ``(pickle, a file, the arrays'
+    lengths in it)``, whose arrays then map the file (copy on write), which goes once mapped."""
+    data, path, buffers = sent
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY))
+        finally:
+            os.unlink(path)
+        ends = np.cumsum([0, *buffers])
+        buffers = [view[a:b] for a, b in itertools.pairwise(ends)]
+    return pickle.loads(data, buffers=buffers)
 
 
 def _join(rank: int, size: int, backend: str, memory: str, barrier, uids):
