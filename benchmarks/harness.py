@@ -1,4 +1,4 @@
-"""Shared plumbing for the benchmark scripts: what machine, how long, and where the figures go.
+"""Shared plumbing for the benchmark scripts: the graphs they share, what machine, how long, and where the figures go.
 
 Every figure is recorded with the machine it was measured on (BENCHMARKS.md: compare only ratios
 measured side by side, and name the device).
@@ -12,6 +12,7 @@ import platform
 import re
 import socket
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -20,6 +21,25 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+def kronecker_store(scale: int, path: Path, fmt: str, seed: int = 0) -> str:
+    """The benchmarks' Kronecker graph (symmetrized, self-loops dropped) as ``fmt`` at ``path``,
+    built once (kept across runs in a script's ``--dir``)."""
+    import graphtier as gt
+
+    if not path.exists():
+        t = time.perf_counter()
+        gt.build(gt.generators.kronecker(scale, seed=seed), path, format=fmt, symmetrize=True, drop_self_loops=True, memory_budget="48GiB", progress=False)
+        print(f"built {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    return str(path)
+
+
+def picked(g, count: int, seed: int) -> list[int]:
+    """``count`` seeded vertices of ``g`` with edges, in order (a benchmark's sources)."""
+    import numpy as np
+
+    return sorted(int(v) for v in np.random.default_rng(seed).choice(np.flatnonzero(np.diff(g.indptr())), count, replace=False))
 
 
 def machine_info() -> dict[str, Any]:

@@ -23,18 +23,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish
+from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
 
 import graphtier as gt
-
-
-def kronecker(scale: int, path: Path, fmt: str) -> gt.Graph:
-    """The benchmarks' Kronecker graph at ``path``, built once (kept across runs in ``--dir``)."""
-    if not path.exists():
-        t = time.perf_counter()
-        gt.build(gt.generators.kronecker(scale, seed=0), path, format=fmt, symmetrize=True, drop_self_loops=True, memory_budget="48GiB", progress=False)
-        print(f"built {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-    return gt.open(path)
 
 
 def timed(call) -> tuple[object, float]:
@@ -79,9 +70,8 @@ def main() -> None:
     Path(args.dir).mkdir(parents=True, exist_ok=True)
     rows = []
     for fmt in args.formats:
-        g = kronecker(args.scale, Path(args.dir) / f"kron{args.scale}-{fmt}.gt", fmt)
-        degree = np.diff(g.indptr())
-        sources = sorted(int(v) for v in np.random.default_rng(16).choice(np.flatnonzero(degree), args.sources, replace=False))
+        g = gt.open(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{fmt}.gt", fmt))
+        sources = picked(g, args.sources, 16)
         csr_bytes = 8 * (g.n_vertices + 1) + 4 * g.n_edges
         for budget, options in (("resident", {}), (f"{args.budget:.0%} of CSR", {"device_memory": int(args.budget * csr_bytes), "zero_copy": "auto"})):
             rows.append({"format": fmt, "budget": budget, "sources": args.sources} | measure(g, sources, args.check, args.device, options))

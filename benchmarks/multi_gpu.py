@@ -33,32 +33,17 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish
+from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
 
 import graphtier as gt
 
 
-def kronecker(scale: int, path: Path, fmt: str, seed: int = 0) -> str:
-    """The benchmarks' Kronecker graph at ``path`` (built once; kept across runs in ``--dir``)."""
-    if not path.exists():
-        t = time.perf_counter()
-        edges = gt.generators.kronecker(scale, seed=seed)
-        gt.build(edges, path, format=fmt, symmetrize=True, drop_self_loops=True, memory_budget="48GiB", progress=False)
-        print(f"built {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-    return str(path)
-
-
-def picked(g: gt.Graph, count: int, seed: int) -> list[int]:
-    """``count`` seeded sources with edges."""
-    return sorted(int(v) for v in np.random.default_rng(seed).choice(np.flatnonzero(np.diff(g.indptr())), count, replace=False))
-
-
 def split(args) -> list[dict]:
-    g = gt.open(kronecker(args.scale, Path(args.dir) / f"kron{args.scale}-ef.gt", "ef"))
+    g = gt.open(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-ef.gt", "ef"))
     csr_bytes = 8 * (g.n_vertices + 1) + 4 * g.n_edges
     sources = picked(g, args.sources, 1)
     print(f"kron{args.scale}: {g.n_vertices:,} vertices, {g.n_edges:,} edges; ef chunks {sum(g.chunk_sizes()):,} bytes; CSR {csr_bytes:,} bytes", file=sys.stderr)
-    warm_up(gt.open(kronecker(18, Path(args.dir) / "kron18-ef.gt", "ef")), args)
+    warm_up(gt.open(kronecker_store(18, Path(args.dir) / "kron18-ef.gt", "ef")), args)
     rows = []
     for name, call, share in (("bfs", lambda s, **o: gt.bfs(g, s, **o), args.budget), ("pagerank", lambda s, **o: gt.pagerank(g, **o), args.pagerank_budget)):
         budget = {"device_memory": int(share * csr_bytes), "zero_copy": "auto"}
@@ -111,7 +96,7 @@ def dask_jobs(args) -> list[dict]:
 
     paths = [Path(args.dir) / f"kron{args.scale}-{i}.gt" for i in range(args.stores)]
     with ProcessPoolExecutor(min(4, args.stores)) as pool:
-        stores = list(pool.map(kronecker, [args.scale] * args.stores, paths, ["csr"] * args.stores, range(args.stores)))
+        stores = list(pool.map(kronecker_store, [args.scale] * args.stores, paths, ["csr"] * args.stores, range(args.stores)))
     sources = {s: picked(gt.open(s), args.sources, 2) for s in stores}
     config = gt.Config(device=args.device)
     untrimmed = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}  # as the README advises
