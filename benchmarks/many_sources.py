@@ -35,6 +35,7 @@ def timed(call) -> tuple[object, float]:
 
 
 def measure(g: gt.Graph, sources: list[int], check: int, device: str, options: dict) -> dict:
+    gt.bfs(g, sources[-1], device=device, **options)  # kernels compiled, the graph loaded: not timed
     singles = [timed(lambda s=s: gt.bfs(g, s, device=device, **options)) for s in sources[:check]]
     gt.bfs(g, sources=sources, device=device, **options)  # kernels compiled, tiers as a second query finds them
     many, wall = timed(lambda: gt.bfs(g, sources=sources, device=device, **options))
