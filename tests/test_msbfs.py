@@ -59,7 +59,7 @@ def test_streamed_passes_read_each_chunk_once(graphs, name):
     words would take most of the chunks' room, passes hold 32 sources, else 64."""
     g, m = graphs[name]
     sources = sources_of(g, 72)
-    wide, narrow = (state_of(ManySources(g, np.array(sources[:1]), None, w), g, "cpu")[1] for w in (np.uint64, np.uint32))
+    wide, narrow = (state_of(ManySources(g, np.array(sources[:1]), w), g, "cpu")[1] for w in (np.uint64, np.uint32))
     chunks = sum(g.chunk_sizes())
     for room, per_pass in ((3 * (wide - narrow) // 2, 32), (6 * (wide - narrow), 64)):
         results = gt.bfs(g, sources=sources, device="cpu", device_memory=narrow + room, host_memory=chunks // 2)
@@ -68,6 +68,18 @@ def test_streamed_passes_read_each_chunk_once(graphs, name):
         assert ("pull" in {it["direction"] for it in stats["iterations"]}) == (not g.directed)
         assert stats["rounds"] > 0 and 0 < stats["bytes_store_read"] <= stats["levels"] * (chunks + 4 * len(g.chunk_sizes()))
         np.testing.assert_array_equal(np.stack([r.distances for r in results]), scipy_distances(m, sources))
+
+
+def test_deep_levels_in_a_reordered_store(tmp_path):
+    """Levels past 255 (the host's bytes per level widen) and a store whose build renumbered the
+    vertices (rows come back in the input's order of ids)."""
+    edges = gt.generators.grid(2, 300)
+    g = gt.build(edges, tmp_path / "grid.gt", format="csr", order="degree", chunk_edges=256, progress=False)
+    assert g.original_order is not None
+    sources = [0, 599, 300, 0]
+    results = gt.bfs(g, sources=sources, device="cpu")
+    assert max(int(r.distances.max()) for r in results) > 255
+    np.testing.assert_array_equal(np.stack([r.distances for r in results]), scipy_distances(reference_csr(edges, g.n_vertices), sources))
 
 
 def test_what_it_does_not_do(graphs):

@@ -12,11 +12,13 @@ bit. Then the frontier's ``visit`` is cleared and each queued vertex settles (``
 ``next``, ``seen`` takes it in). The direction switches as a one-source BFS's does (``Direction``),
 on the frontier of the union of the sources.
 
-Distances per source are written on the host from each level's queue and bits (a vertex's bits at
-level L are the sources at distance L), so the device holds three words a vertex whatever the
-number of sources: 64-bit words, or 32-bit ones (12 bytes a vertex, as a one-source BFS's state,
-and passes of 32) where the wider words would take over half of what the narrow ones leave the
-chunks.
+Distances are kept on the host, from each level's queue and bits (a vertex's bits at level L are
+the sources at distance L), so the device holds three words a vertex whatever the number of
+sources: 64-bit words, or 32-bit ones (12 bytes a vertex, as a one-source BFS's state, and passes
+of 32) where the wider words would take over half of what the narrow ones leave the chunks. The
+host keeps a vertex's levels from every source of the pass side by side (``Levels``: one cache
+line a vertex while levels fit a byte), so a level's writes are one line per queued vertex, and
+turns them into a row per source at the end, in the input's order of ids.
 """
 
 from __future__ import annotations
@@ -106,9 +108,8 @@ class ManySources(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
     functors = tuple(f for by_name in FUNCTORS.values() for f in by_name.values())
 
-    def __init__(self, graph, sources: np.ndarray, dist: np.ndarray | None, word: type = np.uint64, direction: str = "auto"):
-        """``sources``: store indices (repeats allowed), as many as ``word`` has bits; ``dist``:
-        their rows of distances, filled in level by level (-1 where never reached)."""
+    def __init__(self, graph, sources: np.ndarray, word: type = np.uint64, direction: str = "auto"):
+        """``sources``: store indices (repeats allowed), as many as ``word`` has bits."""
         self.word, self.f = word, FUNCTORS[word]
         self.vertices, where = np.unique(sources, return_inverse=True)
         self.masks = np.zeros(len(self.vertices), word)
@@ -117,7 +118,6 @@ class ManySources(Algorithm):
         self.indptr = graph.indptr()
         self.frontier_edges = int((self.indptr[self.vertices + 1] - self.indptr[self.vertices]).sum())
         self.direction = Direction(graph, direction)
-        self.dist = dist
 
     def edges(self, graph) -> dict[str, Edges]:
         return {"out": Edges(), "in": Edges(reverse=True)} if self.direction.pulls else {"out": Edges()}
@@ -132,16 +132,18 @@ class ManySources(Algorithm):
         run.state["seen"][ids] = masks
         run.state["visit"][ids] = masks
         run.frontier.start(self.vertices, self.frontier_edges)
-        _write_level(self.dist, self.vertices, self.masks, 0)
+        self.levels = Levels(len(self.indptr) - 1, 8 * np.dtype(self.word).itemsize)
+        self.levels.write(self.vertices, self.masks, 0, self.indptr)
 
     def step(self, run: Run) -> None:
         s, frontier, f = run.state, run.frontier, self.f
         m, edges = int(run.sizes[-1, 0]), self.frontier_edges
         if frontier.it:  # the frontier: the vertices reached at the last level, with their new sources
             ids = frontier.current.ids[:m]
-            host = run.ops.to_host(ids).astype(np.int64)
-            _write_level(self.dist, host, run.ops.to_host(s["visit"][ids]), frontier.it)
-            edges = int((self.indptr[host + 1] - self.indptr[host]).sum())  # a pull's filter does not count them
+            bits = s["next"][:m]  # all zero between levels: room for the frontier's bits, no allocation
+            run.xp.take(s["visit"], ids, out=bits)
+            edges = self.levels.write(run.ops.to_host(ids), run.ops.to_host(bits), frontier.it, self.indptr)
+            bits.fill(0)
         pulling = self.direction.next(m, edges)
         if pulling:
             run.pull(f["gather"], s["seen"], s["visit"], s["next"], self.full, input=ALL)
@@ -153,17 +155,48 @@ class ManySources(Algorithm):
         run.iterations[-1]["direction"] = "pull" if pulling else "push"
 
 
+class Levels:
+    """Each vertex's level from each source of a pass, side by side: ``level + 1`` (0: not
+    reached) in bytes, widened when a level outgrows them."""
+
+    def __init__(self, n_vertices: int, width: int):
+        self.a = np.zeros((n_vertices, width), np.uint8)
+
+    def write(self, ids: np.ndarray, bits: np.ndarray, level: int, indptr: np.ndarray) -> int:
+        """Level ``level`` for each source whose bit ``bits[i]`` has at ``ids[i]``; the out-edges
+        of ``ids`` (what the direction switch weighs)."""
+        if level + 1 > np.iinfo(self.a.dtype).max:
+            self.a = self.a.astype(np.uint16 if self.a.dtype == np.uint8 else np.uint32)
+        return _write_level(self.a, ids, bits, level + 1, indptr)
+
+    def distances(self, out: np.ndarray, order: np.ndarray | None) -> None:
+        """``out[s]``: source s's distances (-1 where not reached), the vertices in ``order``
+        (store indices; None: the store's own)."""
+        _distances(self.a, np.empty(0, np.int64) if order is None else order, out)
+
+
 @njit(parallel=True, nogil=True, cache=True)
-def _write_level(dist: np.ndarray, ids: np.ndarray, bits: np.ndarray, level: int) -> None:
-    """``dist[s, ids[i]] = level`` for every source s whose bit is set in ``bits[i]``."""
-    one = bits.dtype.type(1)
+def _write_level(levels: np.ndarray, ids: np.ndarray, bits: np.ndarray, mark: int, indptr: np.ndarray) -> int:
+    one, edges = bits.dtype.type(1), 0
     for i in prange(len(ids)):
-        b, s = bits[i], 0
+        v, b, s = ids[i], bits[i], 0
         while b:
             if b & one:
-                dist[s, ids[i]] = level
+                levels[v, s] = mark
             b >>= one
             s += 1
+        edges += indptr[v + 1] - indptr[v]
+    return edges
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _distances(levels: np.ndarray, order: np.ndarray, out: np.ndarray) -> None:
+    block, n = 4096, out.shape[1]  # a block's lines of levels stay in cache while each row is written
+    for b in prange((n + block - 1) // block):
+        lo, hi = b * block, min(n, (b + 1) * block)
+        for s in range(out.shape[0]):
+            for i in range(lo, hi):
+                out[s, i] = np.int32(levels[order[i] if len(order) else i, s]) - 1
 
 
 def bfs_many(graph, sources: list, direction: str, config: Config) -> list[BFSResult]:
@@ -175,13 +208,14 @@ def bfs_many(graph, sources: list, direction: str, config: Config) -> list[BFSRe
     ids = np.array([graph.vertex(int(s)) for s in sources], np.int64)
     word = pass_word(graph, config)
     size = 8 * np.dtype(word).itemsize
+    dist = np.empty((len(ids), graph.n_vertices), np.int32)  # the results' rows
     results = []
     for first in range(0, len(ids), size):
-        batch = ids[first : first + size]
-        dist = np.full((len(batch), graph.n_vertices), -1, np.int32)
-        done = run(ManySources(graph, batch, dist, word, direction), graph, config)
-        stats = done.stats(levels=len(done.iterations), sources=len(batch), reached=int((dist >= 0).sum()))
-        results += [BFSResult(source=s, distances=graph.to_original(d), parents=None, stats=stats, ids=graph.ids) for s, d in zip(sources[first : first + size], dist)]
+        batch, rows = ids[first : first + size], dist[first : first + size]
+        done = run(algorithm := ManySources(graph, batch, word, direction), graph, config)
+        algorithm.levels.distances(rows, graph.original_order)
+        stats = done.stats(levels=len(done.iterations), sources=len(batch), reached=int(np.count_nonzero(algorithm.levels.a)))
+        results += [BFSResult(source=s, distances=d, parents=None, stats=stats, ids=graph.ids) for s, d in zip(sources[first : first + size], rows)]
     return results
 
 
@@ -189,5 +223,5 @@ def pass_word(graph, config: Config) -> type:
     """64-bit words (half the passes) unless their extra 12 bytes a vertex would take over half of
     what 32-bit words leave the chunks."""
     device, _ = config.budgets(config.backend())
-    wide, narrow = (state_of(ManySources(graph, np.zeros(1, np.int64), None, w), graph, config.backend())[1] for w in FUNCTORS)
+    wide, narrow = (state_of(ManySources(graph, np.zeros(1, np.int64), w), graph, config.backend())[1] for w in FUNCTORS)
     return np.uint64 if 2 * (wide - narrow) <= device - narrow else np.uint32

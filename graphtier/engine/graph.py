@@ -137,6 +137,12 @@ class Graph:
         """The original ids, ascending, of a relabelled graph: what result rows stand for."""
         return self._originals[1] if self.attrs.get("relabelled") else None
 
+    @property
+    def original_order(self) -> np.ndarray | None:
+        """The store's vertices in the input's order of ids (None where the build kept that order):
+        what ``to_original`` gathers by."""
+        return None if self.perm is None else self._originals[0]
+
     def to_original(self, values: np.ndarray) -> np.ndarray:
         """Per-vertex results reindexed from the store's order to the input's order of ids."""
         return values if self.perm is None else values[self._originals[0]]
