@@ -78,18 +78,20 @@ def test_cli_refuses_a_budget_beyond_the_gpu(weighted, capsys):
 
 
 def hog(leave: int) -> list:
-    """Device memory held outside CuPy's pool, in pieces, until less than ``leave`` + 2 MiB is free."""
+    """Device memory held outside CuPy's pool, in pieces, until about ``leave`` bytes are free.
+    Everything is taken first: a refused allocation makes the driver let go of what it keeps in
+    reserve (memory that a later refusal would otherwise free for the query), then the smallest
+    pieces go back until ``leave`` is free."""
     import cupy
 
     held, step = [], 1 << 30
     while step >= 2 << 20:
-        if cupy.cuda.runtime.memGetInfo()[0] - step < leave:
-            step //= 2
-            continue
         try:
             held.append(cupy.cuda.Memory(step))
         except (cupy.cuda.runtime.CUDARuntimeError, cupy.cuda.memory.OutOfMemoryError):
             step //= 2
+    while held and cupy.cuda.runtime.memGetInfo()[0] < leave:
+        held.pop()  # the smallest
     return held
 
 
