@@ -89,11 +89,11 @@ class CpuOperators:
         done[:] = False
         candidates = source.sidecar(sidecar) if sidecar else None
         if candidates is not None:
-            ops.pull_sidecar(ids, n, every, candidates, f.wanted, f.test, f.adopt, args, done)
-        kernel = ops.pull_kernel(self.run.format.neighbors, weighted)
-        demand = lambda need: ops.wanted_demand(self.run.n, indptr, ce, PULL_READS, f.wanted, args, need)
+            ops.pull_sidecar_kernel(f.wanted, f.test, f.adopt)(ids, n, every, candidates, args, done)
+        kernel = ops.pull_kernel(self.run.format.neighbors, f.wanted, f.test, f.adopt, weighted)
+        demand = lambda need: ops.wanted_demand_kernel(f.wanted)(self.run.n, indptr, ce, PULL_READS, args, need)
         for table in source.rounds(demand):
-            kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.test, f.adopt, args, done, self.run.state["scratch"])
+            kernel(ids, n, every, indptr, words, weights, table, ce, args, done, self.run.state["scratch"])
         found = np.flatnonzero(done)
         start = int(output.row[0])
         output.ids[start : start + len(found)] = found
@@ -102,18 +102,18 @@ class CpuOperators:
     def gather(self, f, args, source, weighted: bool, input) -> None:
         ids, n, every = self._set(input)
         indptr, words, weights, ce = self._graph(source, weighted)
-        kernel = ops.gather_kernel(self.run.format.neighbors, weighted)
+        kernel = ops.gather_kernel(self.run.format.neighbors, f.wanted, f.gather, f.apply, weighted)
         for table in source.rounds(self._demand(source, ids, n, every)):
-            kernel(ids, n, every, indptr, words, weights, table, ce, f.wanted, f.gather, f.apply, args, self.run.state["scratch"])
+            kernel(ids, n, every, indptr, words, weights, table, ce, args, self.run.state["scratch"])
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, n, every = self._set(input, edges=False)
         start = int(output.row[0])
-        output.row[0] = start + ops.filter(ids, n, every, f.fn, args, output.ids[start:])
+        output.row[0] = start + ops.filter_kernel(f.fn)(ids, n, every, args, output.ids[start:])
 
     def compute(self, f, args, input) -> None:
         ids, n, every = self._set(input, edges=False)
-        ops.compute(ids, n, every, f.fn, args)
+        ops.compute_kernel(f.fn)(ids, n, every, args)
 
     def union(self, output: Queue, source, comm) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's

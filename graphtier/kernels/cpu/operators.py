@@ -1,7 +1,8 @@
 """Gunrock-style operators over encoded chunks, compiled with Numba.
 
-Algorithms pass small ``@njit`` functors and a ``state`` tuple; each operator is specialised per
-(format, functor) by Numba, so a new algorithm adds functors, never another copy of the traversal.
+Algorithms pass small ``@njit`` functors and a ``state`` tuple; each operator is compiled per
+(format, functor) by Numba, so a new algorithm adds functors, never another copy of the traversal;
+the compiled code is cached on disk for the next process (``jit.kernel``).
 Functors see every edge as ``(src, dst, edge, weight)``: ``edge`` its position in ``adj``,
 ``weight`` its weight when the run loaded weights (else 1.0, a constant Numba folds away).
 
@@ -34,6 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...tiering.resident import ABSENT, CHUNK_START, WEIGHTS_START
+from .jit import kernel as compiled
 
 ONE = np.float32(1.0)
 EVERY_EDGE = 1 << 62  # a demand cap: a push reads every out-edge of its frontier
@@ -73,7 +75,7 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
     (``ef``'s) serves the unweighted advances without de-duplication, BFS's."""
     fused = push is not None and not weighted and not dedup
 
-    @njit
+    @compiled()
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
         n_out = 0
         buf = scratch[0]
@@ -111,7 +113,7 @@ def drain_kernel(neighbors, functor, weighted: bool):
     room for every vertex that may wait) in place of the output queue, and ``seen`` (cleared)
     marking the vertices pushed from. Every chunk is in memory: no table row is ``ABSENT``."""
 
-    @njit
+    @compiled()
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, queue, marks, seen, scratch):
         buf = scratch[0]
         shift = _shift(chunk_edges)
@@ -147,9 +149,9 @@ def drain_kernel(neighbors, functor, weighted: bool):
 
 
 @functools.cache
-def pull_kernel(neighbors, weighted: bool):
-    @njit(parallel=True)
-    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, parent, adopt, state, done, scratch):
+def pull_kernel(neighbors, wanted, parent, adopt, weighted: bool):
+    @compiled(parallel=True)
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, done, scratch):
         shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
@@ -175,26 +177,31 @@ def pull_kernel(neighbors, weighted: bool):
     return kernel
 
 
-@njit(parallel=True)
-def pull_sidecar(frontier, n, every, candidates, wanted, parent, adopt, state, done):
+@functools.cache
+def pull_sidecar_kernel(wanted, parent, adopt):
     """``pull`` with the one candidate ``candidates[u]`` per vertex (unknown at or above the vertex
     count); the edge is not known there: ``e`` is -1 and ``w`` 1."""
-    for i in prange(n):
-        u = _member(frontier, i, every)
-        if not done[u] and wanted(u, state):
-            v = candidates[u]
-            if v < len(candidates) and parent(u, v, -1, ONE, state):
-                adopt(u, v, state)
-                done[u] = True
+
+    @compiled(parallel=True)
+    def kernel(frontier, n, every, candidates, state, done):
+        for i in prange(n):
+            u = _member(frontier, i, every)
+            if not done[u] and wanted(u, state):
+                v = candidates[u]
+                if v < len(candidates) and parent(u, v, -1, ONE, state):
+                    adopt(u, v, state)
+                    done[u] = True
+
+    return kernel
 
 
 @functools.cache
-def gather_kernel(neighbors, weighted: bool):
+def gather_kernel(neighbors, wanted, gather, apply, weighted: bool):
     """``gather``: each chunk's share of a list is summed alone and the shares added in chunk
     order, so that rounds of consecutive chunks (a sweep) give the sums of one pass bit for bit."""
 
-    @njit(parallel=True)
-    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, wanted, gather, apply, state, scratch):
+    @compiled(parallel=True)
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, scratch):
         shift = _shift(chunk_edges)
         for i in prange(n):
             u = _member(frontier, i, every)
@@ -218,21 +225,29 @@ def gather_kernel(neighbors, weighted: bool):
     return kernel
 
 
-@njit
-def filter(frontier, n, every, predicate, state, out):
-    n_out = 0
-    for i in range(n):
-        v = _member(frontier, i, every)
-        if predicate(v, state):
-            out[n_out] = v
-            n_out += 1
-    return n_out
+@functools.cache
+def filter_kernel(predicate):
+    @compiled()
+    def kernel(frontier, n, every, state, out):
+        n_out = 0
+        for i in range(n):
+            v = _member(frontier, i, every)
+            if predicate(v, state):
+                out[n_out] = v
+                n_out += 1
+        return n_out
+
+    return kernel
 
 
-@njit(parallel=True)
-def compute(frontier, n, every, fn, state):
-    for i in prange(n):
-        fn(_member(frontier, i, every), state)
+@functools.cache
+def compute_kernel(fn):
+    @compiled(parallel=True)
+    def kernel(frontier, n, every, state):
+        for i in prange(n):
+            fn(_member(frontier, i, every), state)
+
+    return kernel
 
 
 @njit(inline="always")
@@ -249,7 +264,7 @@ def _list_demand(lo, hi, cap, chunk_edges, demand):
         lo = end
 
 
-@njit
+@njit(cache=True)
 def chunk_demand(frontier, n, every, indptr, chunk_edges, cap, demand):
     """The demand of a vertex set's lists (``_list_demand``)."""
     for i in range(n):
@@ -257,15 +272,20 @@ def chunk_demand(frontier, n, every, indptr, chunk_edges, cap, demand):
         _list_demand(indptr[v], indptr[v + 1], cap, chunk_edges, demand)
 
 
-@njit
-def wanted_demand(n, indptr, chunk_edges, cap, wanted, state, demand):
+@functools.cache
+def wanted_demand_kernel(wanted):
     """The demand of the lists of the vertices with ``wanted(u, state)``."""
-    for u in range(n):
-        if wanted(u, state):
-            _list_demand(indptr[u], indptr[u + 1], cap, chunk_edges, demand)
+
+    @compiled()
+    def kernel(n, indptr, chunk_edges, cap, state, demand):
+        for u in range(n):
+            if wanted(u, state):
+                _list_demand(indptr[u], indptr[u + 1], cap, chunk_edges, demand)
+
+    return kernel
 
 
-@njit
+@njit(cache=True)
 def degree_sum(frontier, n, every, indptr):
     total = 0
     for i in range(n):
