@@ -39,10 +39,10 @@ def _key(value: object) -> object:
     if isinstance(value, Dispatcher):
         f = value.py_func
         return ("jit", f.__module__, f.__qualname__, _sources(f.__code__.co_filename), _cells(f))
+    if isinstance(value, np.generic | np.dtype):  # before float: a float64 is one
+        return (type(value).__name__, str(value))
     if value is None or isinstance(value, bool | int | float | str | bytes):
         return value
-    if isinstance(value, np.generic | np.dtype):
-        return (type(value).__name__, str(value))
     if isinstance(value, tuple):
         return tuple(_key(v) for v in value)
     return ("unkeyed", id(value))  # found in no later process: compiled afresh there, as before
