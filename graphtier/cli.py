@@ -182,7 +182,7 @@ def _stats_table(s: dict) -> str:
         lines.append(row.format(i, kind, f"{it['frontier']:,}", it["rounds"], hits, misses, it["zero_copy_chunks"], *moved, *ms))
     lines.append(
         f"total: {s['rounds']} rounds, hits {s['device_hits']}/{s['host_hits']}, misses {s['device_misses']}/{s['host_misses']}, "
-        f"{s['zero_copy_chunks']} zero-copy chunks; MB read {mb(s['bytes_store_read'])}, h2d {mb(s['bytes_host_to_device'])} "
+        f"{s['zero_copy_chunks']} zero-copy chunks; MB read {mb(s['bytes_store_read'])} (a chunk at most {s.get('store_reads_max', 0)} times), h2d {mb(s['bytes_host_to_device'])} "
         f"(indexes {mb(s['bytes_index_to_device'])}), "
         f"zero-copy {mb(s['bytes_zero_copy'])}; peak MB device {mb(s['device_peak_bytes'])} of {mb(s['device_memory'])}, "
         f"host {mb(s['host_peak_bytes'])} of {mb(s['host_memory'])}"

@@ -231,8 +231,12 @@ def test_every_budget_same_result_and_bytes(sym, moved, zero_copy):
             assert ("heads" in src.plan.sidecars) == (heads_bytes(g, zero_copy) > 0 and not src.plan.homes)
             assert src.memory.bytes_copied == r.stats["bytes_host_to_device"]  # a fresh scheduler per budget
             check_scheduler_counters(r, sizes, zero_copy, moved, index_bytes(g, zero_copy) + heads_bytes(g, zero_copy))
+            reads = r.stats["store_reads_max"]  # the most times a chunk came from the store
+            assert r.stats["bytes_store_read"] <= reads * (int(sizes.sum()) + 4 * n) and (reads > 0) == (r.stats["bytes_store_read"] > 0)
             if h == n:  # nothing leaves the host tier: each chunk is read from the store at most once
-                assert r.stats["host_misses"] <= n and r.stats["bytes_store_read"] <= int(sizes.sum()) + 4 * n
+                assert r.stats["host_misses"] <= n and r.stats["bytes_store_read"] <= int(sizes.sum()) + 4 * n and reads == 1
+            if h == 1 and k == 1:  # one host slot: a chunk needed at two levels came twice at least
+                assert reads > 1
             if k == n and zero_copy == "never":  # nothing leaves the device tier either
                 assert r.stats["device_misses"] <= n
             if k == 1 and zero_copy != "always":
@@ -340,6 +344,7 @@ def test_half_the_chunks_cached_across_queries(sym, moved):
     assert second.stats["device_hits"] > 0
     assert second.stats["bytes_host_to_device"] <= first.stats["bytes_host_to_device"]
     assert second.stats["bytes_store_read"] == 0 and second.stats["host_misses"] == 0  # the host tier holds all
+    assert (first.stats["store_reads_max"], second.stats["store_reads_max"]) == (1, 0)
     # other sources, on the same warm tiers
     for source in np.flatnonzero(sym.resident.distances >= 0)[::97][:6]:
         other = Case(g, sym.ref, int(source), gt.bfs(g, int(source), device="cpu"))

@@ -195,4 +195,4 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
             w = validated_weights(weights, c, w, int(table[c, CHUNK_EDGES]))
             arena[table[c, WEIGHTS_START] : table[c, WEIGHTS_START] + w.nbytes] = w.view(np.uint8)
         read += nbytes
-    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read})
+    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1})

@@ -264,6 +264,7 @@ class Scheduler:
             self._edges = self.memory.array(np.where(outside, 0, self.layout[:, CHUNK_EDGES]))
             self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self.totals = dict.fromkeys(COUNTERS, 0)
+        self.reads = np.zeros(n, np.int32)  # times each chunk came from the store since the last stats
         self.iterations: list[dict] = []
         self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
@@ -516,6 +517,7 @@ class Scheduler:
             self._static = None
         it["host_hits"] += len(chunks) - len(missing)
         it["host_misses"] += len(missing)
+        self.reads[missing] += 1
         for c in chunks:
             if c in self.host:
                 self.host.touch(c)
@@ -646,8 +648,9 @@ class Scheduler:
         return table
 
     def take_stats(self) -> dict:
-        """What moved since the last call, per iteration and in total (waits for the GPU to finish
-        so that its events and counts can be read); the counters start again from zero."""
+        """What moved since the last call, per iteration and in total, and the most times any chunk
+        was read from the store (waits for the GPU to finish so that its events and counts can be
+        read); the counters start again from zero."""
         self.memory.synchronize()
         self._count_static()
         for it in self.iterations:
@@ -655,9 +658,10 @@ class Scheduler:
             for key, start, end in it.pop("_marks"):
                 it[key] += self.memory.seconds(start, end)
         self._needs[: len(self.iterations)] = 0
-        iterations, totals = self.iterations, self.totals
+        iterations, totals, most = self.iterations, self.totals, int(self.reads.max(initial=0))
         self.iterations, self.totals = [], dict.fromkeys(COUNTERS, 0)
-        return {**totals, "iterations": iterations}
+        self.reads[:] = 0
+        return {**totals, "store_reads_max": most, "iterations": iterations}
 
     def _count_static(self) -> None:
         """What the static iterations read, from their demand rows, in one pass on the device:
