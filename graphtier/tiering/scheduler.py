@@ -446,7 +446,8 @@ class Scheduler:
                 copies = sorted(copies, key=lambda c: -need[c])
                 copies, in_place = copies[:batch], copies[batch:] + in_place
         room = max(1, self.host.n_slots - (batch if copies else 0))
-        in_place.sort(key=lambda c: c not in self.host)  # host hits first: the misses read later evict chunks already used
+        for chunks in (in_place, copies):  # host hits first: the misses read later evict chunks already used
+            chunks.sort(key=lambda c: c not in self.host)
         it.update(device_hits=len(hits), device_misses=len(copies), zero_copy_chunks=len(in_place))
         for c in hits:
             self.device.touch(c)
