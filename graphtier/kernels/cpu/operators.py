@@ -225,17 +225,31 @@ def gather_kernel(neighbors, wanted, gather, apply, weighted: bool):
     return kernel
 
 
+FILTER_BLOCK = 1 << 14  # vertices a thread compacts at a time
+
+
 @functools.cache
 def filter_kernel(predicate):
-    @compiled()
+    """``filter``, in parallel and in the set's order: the predicate once per vertex (it may write
+    the state, as on the GPU), then each block's kept vertices at their block's offset."""
+
+    @compiled(parallel=True)
     def kernel(frontier, n, every, state, out):
-        n_out = 0
-        for i in range(n):
-            v = _member(frontier, i, every)
-            if predicate(v, state):
-                out[n_out] = v
-                n_out += 1
-        return n_out
+        keep = np.empty(n, np.bool_)
+        for i in prange(n):
+            keep[i] = predicate(_member(frontier, i, every), state)
+        blocks = (n + FILTER_BLOCK - 1) // FILTER_BLOCK
+        offsets = np.zeros(blocks + 1, np.int64)
+        for b in prange(blocks):
+            offsets[b + 1] = np.count_nonzero(keep[b * FILTER_BLOCK : min(n, (b + 1) * FILTER_BLOCK)])
+        offsets = np.cumsum(offsets)
+        for b in prange(blocks):
+            o = offsets[b]
+            for i in range(b * FILTER_BLOCK, min(n, (b + 1) * FILTER_BLOCK)):
+                if keep[i]:
+                    out[o] = _member(frontier, i, every)
+                    o += 1
+        return offsets[blocks]
 
     return kernel
 
