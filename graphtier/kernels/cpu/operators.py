@@ -22,7 +22,8 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
   device (a scheduler sidecar), before any list is read.
 - ``gather``: each vertex ``u`` of a set with ``wanted(u, state)`` sums ``gather(u, v, e, w,
   state)`` over its in-edges present this round, then ``apply(u, total, state)``.
-- ``filter``: the vertices of a set for which ``predicate(v, state)`` holds, into a queue.
+- ``filter``: the vertices of a set for which ``predicate(v, state)`` holds, into a queue, in the
+  set's order (evaluated in parallel, once per vertex).
 - ``compute``: ``fn(v, state)`` on every vertex of a set, in parallel.
 """
 
