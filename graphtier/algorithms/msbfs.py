@@ -201,7 +201,8 @@ def _distances(levels: np.ndarray, order: np.ndarray, out: np.ndarray) -> None:
 def bfs_many(graph, sources: list, direction: str, config: Config) -> list[BFSResult]:
     """One ``BFSResult`` per source, in order (distances only: parents would take 8 bytes a vertex
     for each source), from passes of 64 sources (32 where the budget is short). Each result's
-    ``stats`` are its pass's."""
+    ``stats`` are its pass's; their distances are rows of one array (one allocation, written in
+    parallel), which any result kept keeps whole."""
     if config.devices is not None:
         raise ValueError("bfs from many sources does not run split over several devices yet")
     ids = np.array([graph.vertex(int(s)) for s in sources], np.int64)
