@@ -96,7 +96,7 @@ def _functors(word: str) -> dict:
     return {
         "spread": Advance(f"Spread<{word}>", spread),
         "gather": Pull(f"GatherBits<{word}>", unfilled, gather_bits, filled),
-        "reached": Filter(f"Reached<{word}>", reached),
+        "reached": Filter(f"Reached<{word}>", reached, per_vertex=True),
         "forget": Compute(f"Forget<{word}>", forget),
         "settle": Compute(f"Settle<{word}>", settle),
     }

@@ -113,11 +113,11 @@ def choose_pivot(out_indptr, in_indptr):
     return best, sinks, sources
 
 
-INIT = Filter("Init", init)
+INIT = Filter("Init", init, per_vertex=True)
 SPREAD = Advance("Spread", spread)
-COLOUR = Filter("Colour", colour_part)
-RESEED = Filter("Reseed", reseed)
-UNPLACED = Filter("Unplaced", unplaced)
+COLOUR = Filter("Colour", colour_part, per_vertex=True)
+RESEED = Filter("Reseed", reseed, per_vertex=True)
+UNPLACED = Filter("Unplaced", unplaced, per_vertex=True)
 
 
 class StrongComponents(Algorithm):

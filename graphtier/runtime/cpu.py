@@ -109,7 +109,7 @@ class CpuOperators:
     def filter(self, f, args, input, output: Queue) -> None:
         ids, n, every = self._set(input, edges=False)
         start = int(output.row[0])
-        output.row[0] = start + ops.filter_kernel(f.fn)(ids, n, every, args, output.ids[start:])
+        output.row[0] = start + ops.filter_kernel(f.fn, f.per_vertex)(ids, n, every, args, output.ids[start:])
 
     def compute(self, f, args, input) -> None:
         ids, n, every = self._set(input, edges=False)

@@ -82,9 +82,12 @@ class Gather(Functor):
 
 @dataclass(frozen=True)
 class Filter(Functor):
-    """``fn(v, state) -> bool``: v is queued when True."""
+    """``fn(v, state) -> bool``: v is queued when True. ``per_vertex``: ``fn`` writes only v's own
+    state, so the CPU may run it on many vertices at once (as the GPU does, where a functor that
+    writes others' state uses atomics); else the CPU runs it one vertex after another."""
 
     fn: Callable
+    per_vertex: bool = False
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"filter_kernel<{self.cuda}>",)

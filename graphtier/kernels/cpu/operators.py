@@ -23,7 +23,7 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
 - ``gather``: each vertex ``u`` of a set with ``wanted(u, state)`` sums ``gather(u, v, e, w,
   state)`` over its in-edges present this round, then ``apply(u, total, state)``.
 - ``filter``: the vertices of a set for which ``predicate(v, state)`` holds, into a queue, in the
-  set's order (evaluated in parallel, once per vertex).
+  set's order (evaluated in parallel where the functor says it writes only its vertex's state).
 - ``compute``: ``fn(v, state)`` on every vertex of a set, in parallel.
 """
 
@@ -230,12 +230,23 @@ FILTER_BLOCK = 1 << 14  # vertices a thread compacts at a time
 
 
 @functools.cache
-def filter_kernel(predicate):
-    """``filter``, in parallel and in the set's order: the predicate once per vertex (it may write
-    the state, as on the GPU), then each block's kept vertices at their block's offset."""
+def filter_kernel(predicate, parallel: bool):
+    """``filter`` in the set's order: one vertex after another, or, where the predicate writes only
+    its own vertex's state (``Filter.per_vertex``), in parallel: the predicate once per vertex into
+    a mask, then each block's kept vertices at their block's offset."""
+
+    @compiled()
+    def in_turn(frontier, n, every, state, out):
+        n_out = 0
+        for i in range(n):
+            v = _member(frontier, i, every)
+            if predicate(v, state):
+                out[n_out] = v
+                n_out += 1
+        return n_out
 
     @compiled(parallel=True)
-    def kernel(frontier, n, every, state, out):
+    def at_once(frontier, n, every, state, out):
         keep = np.empty(n, np.bool_)
         for i in prange(n):
             keep[i] = predicate(_member(frontier, i, every), state)
@@ -252,7 +263,7 @@ def filter_kernel(predicate):
                     o += 1
         return offsets[blocks]
 
-    return kernel
+    return at_once if parallel else in_turn
 
 
 @functools.cache
