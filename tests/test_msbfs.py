@@ -48,6 +48,7 @@ def test_every_source_equals_scipy(graphs, name, direction):
     assert [r.source for r in results] == sources and all(r.parents is None for r in results)
     np.testing.assert_array_equal(np.stack([r.distances for r in results]), scipy_distances(m, sources))
     assert [r.stats["sources"] for r in (results[0], results[-1])] == [64, 9]
+    assert [r.stats["reached"] for r in (results[0], results[-1])] == [sum(int((r.distances >= 0).sum()) for r in part) for part in (results[:64], results[64:])]
     directions = {it["direction"] for it in results[0].stats["iterations"]}
     assert directions == ({"push", "pull"} if direction == "auto" and not g.directed else {"push"} if direction != "pull" else {"pull"})
 

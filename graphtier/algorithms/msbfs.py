@@ -158,17 +158,21 @@ class ManySources(Algorithm):
 
 class Levels:
     """Each vertex's level from each source of a pass, side by side: ``level + 1`` (0: not
-    reached) in bytes, widened when a level outgrows them."""
+    reached) in bytes, widened when a level outgrows them; ``reached``: the (vertex, source) pairs
+    written."""
 
     def __init__(self, n_vertices: int, width: int):
         self.a = np.zeros((n_vertices, width), np.uint8)
+        self.reached = 0
 
     def write(self, ids: np.ndarray, bits: np.ndarray, level: int, indptr: np.ndarray) -> int:
         """Level ``level`` for each source whose bit ``bits[i]`` has at ``ids[i]``; the out-edges
         of ``ids`` (what the direction switch weighs)."""
         if level + 1 > np.iinfo(self.a.dtype).max:
             self.a = self.a.astype(np.uint16 if self.a.dtype == np.uint8 else np.uint32)
-        return _write_level(self.a, ids, bits, level + 1, indptr)
+        edges, written = _write_level(self.a, ids, bits, level + 1, indptr)
+        self.reached += written
+        return edges
 
     def distances(self, out: np.ndarray, order: np.ndarray | None) -> None:
         """``out[s]``: source s's distances (-1 where not reached), the vertices in ``order``
@@ -177,15 +181,17 @@ class Levels:
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _write_level(levels: np.ndarray, ids: np.ndarray, bits: np.ndarray, mark: int, indptr: np.ndarray) -> int:
-    one, edges = bits.dtype.type(1), 0
+def _write_level(levels: np.ndarray, ids: np.ndarray, bits: np.ndarray, mark: int, indptr: np.ndarray) -> tuple[int, int]:
+    """(the out-edges of ``ids``, the bits written)."""
+    one, edges, written = bits.dtype.type(1), 0, 0
     for i in prange(len(ids)):
         v, b = ids[i], bits[i]
         while b:  # over the set bits alone: a test per bit mispredicted half the time
             levels[v, trailing_zeros(b)] = mark
             b &= b - one
+            written += 1
         edges += indptr[v + 1] - indptr[v]
-    return edges
+    return edges, written
 
 
 @njit(parallel=True, nogil=True, cache=True)
@@ -214,7 +220,7 @@ def bfs_many(graph, sources: list, direction: str, config: Config) -> list[BFSRe
         batch, rows = ids[first : first + size], dist[first : first + size]
         done = run(algorithm := ManySources(graph, batch, word, direction), graph, config)
         algorithm.levels.distances(rows, graph.original_order)
-        stats = done.stats(levels=len(done.iterations), sources=len(batch), reached=int(np.count_nonzero(algorithm.levels.a)))
+        stats = done.stats(levels=len(done.iterations), sources=len(batch), reached=algorithm.levels.reached)
         results += [BFSResult(source=s, distances=d, parents=None, stats=stats, ids=graph.ids) for s, d in zip(sources[first : first + size], rows)]
     return results
 

@@ -145,7 +145,8 @@ class Graph:
 
     def to_original(self, values: np.ndarray) -> np.ndarray:
         """Per-vertex results reindexed from the store's order to the input's order of ids."""
-        return values if self.perm is None else values[self._originals[0]]
+        order = self.original_order
+        return values if order is None else values[order]
 
     def from_original(self, values: np.ndarray) -> np.ndarray:
         """Per-vertex values given in the input's order of ids, reindexed to the store's order."""
