@@ -27,7 +27,15 @@ def _sources(path: str) -> str:
     """A digest of what code compiled from ``path`` may depend on: every module of graphtier for
     one of its own (functors call helpers across modules), else that file alone."""
     file = Path(path).resolve()
-    files = sorted(PACKAGE.rglob("*.py")) if file.is_relative_to(PACKAGE) else [file]
+    return _package() if file.is_relative_to(PACKAGE) else _digest([file])
+
+
+@functools.cache
+def _package() -> str:
+    return _digest(sorted(PACKAGE.rglob("*.py")))
+
+
+def _digest(files: list[Path]) -> str:
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.as_posix().encode() + b"\0" + (f.read_bytes() if f.exists() else b"") + b"\0")
