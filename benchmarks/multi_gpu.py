@@ -87,6 +87,7 @@ def _row(name: str, source, gpus: int, r, wall: float) -> dict:
         "to_device_mb": round(r.stats["bytes_host_to_device"] / 1e6, 1),
         "zero_copy_mb": round(r.stats["bytes_zero_copy"] / 1e6, 1),
         "part_gpu_ms": [round(p["seconds"] * 1e3, 1) for p in parts],
+        "part_call_ms": [round(p.get("call_seconds", 0) * 1e3, 1) for p in parts],  # the part's whole call; the rest of wall_ms is starting and returning
     }
 
 
@@ -108,7 +109,7 @@ def dask_jobs(args) -> list[dict]:
             for name in ("bfs", "pagerank"):  # every worker loads each algorithm's kernels before any timing
                 wait(gt.dask.map(name, stores[:n], {s: sources[s][:1] for s in stores[:n]} if name == "bfs" else None, config=config, client=client, batch=1))
             for name in ("bfs", "pagerank"):
-                times, computing = [], []
+                times, computing, timelines = [], [], []
                 for _ in range(args.repeat):
                     with get_task_stream(client) as stream:
                         t = time.perf_counter()
@@ -117,7 +118,9 @@ def dask_jobs(args) -> list[dict]:
                         times.append(time.perf_counter() - t)
                     assert frame.npartitions == args.stores
                     del frame  # its partitions freed on the workers before the next job
-                    computing.append(sum(s["stop"] - s["start"] for task in stream.data if str(task["key"]).startswith("graphtier-") for s in task["startstops"] if s["action"] == "compute"))
+                    spans = [(task["worker"], s["start"], s["stop"]) for task in stream.data if str(task["key"]).startswith("graphtier-") for s in task["startstops"] if s["action"] == "compute"]
+                    computing.append(sum(b - a for _, a, b in spans))
+                    timelines.append(_per_worker(spans))
                 rows.append(
                     {
                         "algorithm": name,
@@ -128,6 +131,7 @@ def dask_jobs(args) -> list[dict]:
                         "jobs_s": [round(x, 2) for x in times],
                         "task_s": round(statistics.median(computing), 2),
                         "cluster_start_s": round(started, 1),
+                        "workers": timelines,
                     }
                 )
                 print(rows[-1], file=sys.stderr, flush=True)
@@ -135,6 +139,17 @@ def dask_jobs(args) -> list[dict]:
     for r in rows:
         r["speedup"] = round(one[r["algorithm"]] / r["job_s"], 2) if r["algorithm"] in one else None
     return rows
+
+
+def _per_worker(spans: list[tuple]) -> list[dict]:
+    """Each worker's share of a job: tasks, seconds computing, and its first start and last stop
+    from the job's first start (an idle worker or a late one shows here, not in the sums)."""
+    t0 = min(a for _, a, _ in spans)
+    out = []
+    for worker in sorted({w for w, _, _ in spans}):
+        mine = [(a, b) for w, a, b in spans if w == worker]
+        out.append({"tasks": len(mine), "compute_s": round(sum(b - a for a, b in mine), 2), "first_s": round(min(a for a, _ in mine) - t0, 2), "last_s": round(max(b for _, b in mine) - t0, 2)})
+    return out
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ import pickle
 import shutil
 import sys
 import threading
+import time
 import traceback
 import types
 import uuid
@@ -341,7 +342,9 @@ def _part(plan: tuple, location: str, pipe) -> None:
         graph = engine.open(location)
         while (call := pipe.recv()) is not None:
             function, args, options, config = call
+            start = time.perf_counter()
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
+            result.stats["call_seconds"] = time.perf_counter() - start  # the run's loop and what surrounds it here
             _send(pipe, ("ok", (result if rank == 0 else None, result.stats)), outbox)
     except (EOFError, OSError) as e:  # the caller went away, or this part could not start
         if not isinstance(e, EOFError | ConnectionError):
