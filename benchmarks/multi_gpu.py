@@ -112,15 +112,27 @@ def dask_jobs(args) -> list[dict]:
                 times, computing, timelines = [], [], []
                 for _ in range(args.repeat):
                     with get_task_stream(client) as stream:
-                        t = time.perf_counter()
+                        t, began = time.perf_counter(), time.time()
                         frame = gt.dask.map(name, stores, sources if name == "bfs" else None, config=config, client=client)
+                        mapped = time.time()
                         wait(frame)
                         times.append(time.perf_counter() - t)
+                        ended = time.time()
                     assert frame.npartitions == args.stores
                     del frame  # its partitions freed on the workers before the next job
                     spans = [(task["worker"], s["start"], s["stop"]) for task in stream.data if str(task["key"]).startswith("graphtier-") for s in task["startstops"] if s["action"] == "compute"]
                     computing.append(sum(b - a for _, a, b in spans))
-                    timelines.append(_per_worker(spans))
+                    timelines.append(
+                        _per_worker(spans)
+                        + [
+                            {
+                                "map_returned_s": round(mapped - began, 2),
+                                "first_task_s": round(min(a for _, a, _ in spans) - began, 2),
+                                "last_task_s": round(max(b for _, _, b in spans) - began, 2),
+                                "job_s": round(ended - began, 2),
+                            }
+                        ]
+                    )
                 rows.append(
                     {
                         "algorithm": name,

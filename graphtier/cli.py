@@ -76,7 +76,7 @@ def _graph_options(args) -> dict:
 
 
 def _build(args, source, store):
-    return gt.build(source, store, format=args.format, chunk_edges=args.chunk_edges, order=args.order, overwrite=args.overwrite, allow_empty=args.allow_empty, **_graph_options(args))
+    return gt.build(source, store, format=args.format, chunk_edges=args.chunk_edges, order=args.order, root=args.root, overwrite=args.overwrite, allow_empty=args.allow_empty, **_graph_options(args))
 
 
 def cmd_advise(args) -> None:
@@ -244,16 +244,27 @@ def cmd_bfs(args) -> None:
         args,
         r,
         "distance",
-        {"source": args.source, **{k: s[k] for k in ("levels", "reached", "edges_traversed", "teps")}},
-        f"BFS from {args.source}: reached {s['reached']:,} of {g.n_vertices:,} vertices in {s['levels']} levels ({s['teps'] / 1e6:.0f} M edges/s)",
+        {"source": args.source, **{k: s[k] for k in ("levels", "reached", "edges_traversed", "teps", "traversal")}},
+        f"BFS from {args.source}: reached {s['reached']:,} of {g.n_vertices:,} vertices in {s['levels']} levels ({s['teps'] / 1e6:.0f} M edges/s){_through(s)}",
     )
+
+
+def _through(stats: dict) -> str:
+    """On a layered store, which path a query took (and why not the layers)."""
+    return "" if stats["traversal"] == "frontier" else f", by {stats['traversal']}"
 
 
 def cmd_sssp(args) -> None:
     g = gt.open(args.store)
     r = gt.sssp(g, args.source, weight=not args.unweighted, delta=args.delta, predecessors=not args.no_parents, **_execution(args))
     far = float(np.max(r.distances[np.isfinite(r.distances)], initial=0.0))
-    _report(args, r, "distance", {"source": args.source, "reached": r.reached, "farthest": far}, f"SSSP from {args.source}: reached {r.reached:,} of {g.n_vertices:,} vertices, farthest at {far:g}")
+    _report(
+        args,
+        r,
+        "distance",
+        {"source": args.source, "reached": r.reached, "farthest": far, "traversal": r.stats["traversal"]},
+        f"SSSP from {args.source}: reached {r.reached:,} of {g.n_vertices:,} vertices, farthest at {far:g}{_through(r.stats)}",
+    )
 
 
 def cmd_pagerank(args) -> None:
@@ -403,7 +414,8 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--format", default="csr", choices=[*FORMATS, AUTO], help="auto: what graphtier advise recommends for BFS on this machine (default csr)")
     conv.add_argument("--chunk-edges", type=int, default=None, help=f"edges per chunk (default {CHUNK_EDGES}; with --format auto, the advice's)")
     graph_options(conv)
-    conv.add_argument("--order", default=None, choices=list(ORDERS), help="renumber vertices for locality (default natural; with --format auto, the advice's)")
+    conv.add_argument("--order", default=None, choices=list(ORDERS), help="renumber vertices for locality (default natural; with --format auto, the advice's); layered: BFS layers from --root")
+    conv.add_argument("--root", type=int, default=None, help="with --order layered: the root, an input id (default a vertex no edge enters with the most out-edges, else the one with most)")
     conv.add_argument("--overwrite", action="store_true", help="replace an existing store")
     conv.add_argument("--allow-empty", action="store_true", help="build a graph without edges from an input that leaves none")
 

@@ -328,3 +328,39 @@ def test_parts_over_gpus_equal_one_gpu(weighted_graphs, name):
         ranks = gt.pagerank(g, weight=True, device="cuda", **budget)
         split = gt.pagerank(g, weight=True, device="cuda", devices=devices, **budget)
         np.testing.assert_array_equal(split.ranks, ranks.ranks)
+
+
+# --- layered stores (WolfPath): the GPU equals the CPU ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def layered_graphs(tmp_path_factory):
+    """A weighted 300 x 200 grid and a directed urand15, laid out in layers, chunks of 4,096 edges,
+    every format."""
+    out = {}
+    for name, edges, symmetric in (("grid", gt.generators.grid(300, 200), True), ("urand", gt.generators.urand(15, seed=6), False)):
+        d = tmp_path_factory.mktemp(f"layered-{name}")
+        w = np.random.default_rng(8).integers(1, 64, len(edges)).astype(np.float64)
+        csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=symmetric, order="layered", chunk_edges=1 << 12)
+        out[name] = recoded(csr, d, GPU_FORMATS)
+    return out
+
+
+@pytest.mark.parametrize("name", ["grid", "urand"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_layered_bfs_and_sssp_equal_the_cpu(layered_graphs, name, fmt):
+    from .test_layered import input_matrix, tight_budgets
+
+    g = layered_graphs[name][fmt]
+    m = input_matrix(g)
+    bfs, sssp = gt.bfs(g, g.root, device="cpu"), gt.sssp(g, g.root, device="cpu")
+    state = gt.sssp(g, g.root, device="cuda").stats["state_bytes"]
+    for budget in [{}, *tight_budgets(g, state)]:
+        b = gt.bfs(g, g.root, device="cuda", **budget)
+        assert b.stats["traversal"] == "layers" and b.stats["device"] == "cuda"
+        np.testing.assert_array_equal(b.distances, bfs.distances)
+        gt.validate_bfs_tree(m.indptr, m.indices, g.root, b.distances, b.parents)
+        s = gt.sssp(g, g.root, device="cuda", **budget)
+        assert s.stats["traversal"] == "layers"
+        np.testing.assert_array_equal(s.distances, sssp.distances)
+        np.testing.assert_array_equal(s.parents, sssp.parents)

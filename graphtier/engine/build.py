@@ -44,6 +44,7 @@ def build(
     dedup: bool = True,
     relabel: bool = False,
     order: str | None = None,
+    root: int | None = None,
     memory_budget: int | str | None = None,
     reverse: bool = False,
     overwrite: bool = False,
@@ -63,7 +64,10 @@ def build(
     beside the store), the rest for input blocks and chunk writes. It does not count the
     interpreter and libraries (about 130 MB) or 16 bytes per vertex for degrees and ``indptr``.
     ``order`` renumbers the vertices for locality ("natural", "degree", "bfs", "rcm", "llp");
-    results are still reported in the input's ids (default "natural"). ``reverse`` also stores the transposed graph
+    results are still reported in the input's ids (default "natural"). "layered" lays the
+    graph out as WolfPath's layered edge lists: the levels of a BFS from ``root`` (an input id;
+    default ``partition.order.default_root``) one after another, so that BFS and SSSP from the
+    root run a kernel per layer with no frontier (``algorithms/layered.py``). ``reverse`` also stores the transposed graph
     (for pull traversals). The store appears only once it is complete. An input that leaves no
     edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
     a graph.
@@ -72,6 +76,8 @@ def build(
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)} or {AUTO}")
     if order is not None and order not in ORDERS:
         raise ValueError(f"unknown order {order!r}; choose from {', '.join(ORDERS)}")
+    if root is not None and order != "layered":
+        raise ValueError(f"root= is the root of a layered store: give order='layered' with it (order is {order!r})")
     if chunk_edges is not None and not 1 <= chunk_edges <= (1 << 31):
         raise ValueError(f"chunk_edges must be in [1, 2**31], got {chunk_edges}")
     budget = default_memory_budget() if memory_budget is None else parse_size(memory_budget)
@@ -101,7 +107,7 @@ def build(
             progress=progress,
         )
         if order != "natural":
-            part = reorder(part, order, spill_dir=scratch, memory_budget=budget)
+            part = reorder(part, order, spill_dir=scratch, memory_budget=budget, root=root)
         dtype = schema.id_dtype(part.n_vertices)
         layout = {"fmt": format, "chunk_edges": chunk_edges, "dtype": dtype, "weighted": part.weighted, "n_vertices": part.n_vertices}
         transposer = Transposer(spill_dir=scratch, memory_budget=budget, weighted=part.weighted) if reverse else None
@@ -113,6 +119,10 @@ def build(
             rev.update_attributes(write_adjacency(rev, transposer.edges(), **layout))
         if part.perm is not None:
             schema.write_vector(group, schema.PERM, part.perm)
+        layered = {}
+        if part.layers is not None:
+            schema.write_vector(group, schema.LAYERS, part.layers)
+            layered = {"layered": {"root": int(part.perm[0]), "layers": len(part.layers) - 1, "reached": int(part.layers[-1])}}
         group.update_attributes(
             {
                 "graphtier_schema": schema.SCHEMA_VERSION,
@@ -125,6 +135,7 @@ def build(
                 "vertex_order": order,
                 "relabelled": relabel,
                 "id_dtype": dtype.name,
+                **layered,
                 **forward,
                 "build": {
                     **edges.provenance,
@@ -184,6 +195,8 @@ def recode(
             rev.update_attributes(_copy_adjacency(old, True, rev, layout))
         if old.perm is not None:
             schema.write_vector(group, schema.PERM, old.perm)
+        if old.layers is not None:
+            schema.write_vector(group, schema.LAYERS, old.layers)
         group.update_attributes({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 

@@ -125,6 +125,22 @@ class Graph:
         return perm
 
     @functools.cached_property
+    def layers(self) -> np.ndarray | None:
+        """A layered store's layers (``order="layered"``): layer i is the vertices ``layers[i] ..
+        layers[i+1] - 1``, at distance i from the root (vertex 0); None for any other order."""
+        if self.attrs.get("vertex_order") != "layered":
+            return None
+        layers = read_vector(self._array(schema.LAYERS), self.location).astype(np.int64)
+        if layers[0] != 0 or np.any(np.diff(layers) <= 0) or layers[-1] > self.n_vertices:
+            raise CorruptChunkError(f"the layer offsets must rise from 0 to at most {self.n_vertices}", array=schema.LAYERS, store=self.location)
+        return layers
+
+    @property
+    def root(self) -> int | None:
+        """A layered store's root, as the input named it (None for any other order)."""
+        return self.attrs["layered"]["root"] if self.layers is not None else None
+
+    @functools.cached_property
     def _originals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(vertices sorted by original id, those ids, each vertex's place in that order)."""
         by_original = np.argsort(self.perm, kind="stable")
@@ -317,6 +333,7 @@ class Graph:
             "chunk_edges": self.chunk_edges,
             "id_dtype": self.attrs["id_dtype"],
             "vertex_order": self.attrs.get("vertex_order"),
+            **({"layered": self.attrs["layered"]} if self.layers is not None else {}),
             "relabelled": self.attrs.get("relabelled", False),
             "degree": self.attrs.get("degree"),
             "build": self.attrs.get("build"),

@@ -2,8 +2,9 @@
 
 Gap codes such as GCGT's CGR spend about log2(gap) bits per neighbour, so an order that keeps
 neighbours close makes the stored graph smaller (and its reads more local). Every method returns
-``rank`` with ``rank[old] = new``; all but ``natural`` and ``degree`` work on the symmetrized,
-loopless graph, since locality is about adjacency in either direction.
+``rank`` with ``rank[old] = new``; all but ``natural``, ``degree`` and ``layered`` work on the
+symmetrized, loopless graph, since locality is about adjacency in either direction. ``layered``
+(WolfPath's layered tree) follows out-edges from one root: see ``layers``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-ORDERS = ("natural", "degree", "bfs", "rcm", "llp")
+ORDERS = ("natural", "degree", "bfs", "rcm", "llp", "layered")
 
 LLP_GAMMAS = (1.0, 1 / 4, 1 / 16, 1 / 64, 1 / 256, 0.0)
 """LLP's resolutions: from small, dense clusters (gamma 1) to the coarse communities of plain label
@@ -46,6 +47,8 @@ def vertex_order(
         return np.arange(n, dtype=np.int64)
     if method == "degree":
         return degree_rank(np.diff(indptr) + np.bincount(indices, minlength=n))
+    if method == "layered":
+        return layers(indptr, indices, default_root(indptr, indices))[0] if n else np.zeros(0, np.int64)
     ptr, adj = _symmetrize(indptr, indices, n)
     if method == "llp":
         if not gammas or min(gammas) < 0:
@@ -53,6 +56,55 @@ def vertex_order(
         return _llp(indptr, indices, ptr, adj, gammas, seed)
     order = _bfs(ptr, adj, np.arange(n)) if method == "bfs" else _cuthill_mckee(ptr, adj)[::-1]
     return invert(order)
+
+
+def default_root(indptr: np.ndarray, indices: np.ndarray) -> int:
+    """WolfPath's root: a vertex no edge enters (of those, the one with most out-edges, then the
+    least id); where every vertex has in-edges (a symmetric graph), the one with most out-edges."""
+    out = np.diff(np.asarray(indptr, np.int64))
+    sources = np.flatnonzero((np.bincount(indices, minlength=len(out)) == 0) & (out > 0))
+    candidates = sources if len(sources) else np.arange(len(out))
+    return int(candidates[np.argmax(out[candidates])]) if len(candidates) else 0
+
+
+def layers(indptr: np.ndarray, indices: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray]:
+    """WolfPath's layered tree, exact: ``(rank, offsets)``, the vertices renumbered level by level
+    of a BFS from ``root`` over out-edges (in the order the BFS meets them), so that layer i is the
+    vertices ``offsets[i] .. offsets[i+1] - 1`` and its out-edges one contiguous edge list; the
+    vertices ``root`` does not reach follow the last layer, in id order. No edge is dropped: the
+    order only renumbers."""
+    n = len(indptr) - 1
+    if not 0 <= root < n:
+        raise ValueError(f"the root must be a vertex of the graph (0 .. {n - 1}), got {root}")
+    order, ends = _levels(np.asarray(indptr, np.int64), indices, root)
+    rest = np.ones(n, np.bool_)
+    rest[order] = False
+    return invert(np.concatenate([order, np.flatnonzero(rest)])), np.concatenate([[0], ends]).astype(np.int64)
+
+
+@njit(cache=True)
+def _levels(ptr, adj, root):
+    """BFS from ``root``: the vertices reached, level by level, and where each level ends."""
+    order = np.empty(len(ptr) - 1, np.int64)
+    ends = np.empty(len(ptr) - 1, np.int64)
+    seen = np.zeros(len(ptr) - 1, np.bool_)
+    seen[root] = True
+    order[0] = root
+    head, tail, levels = 0, 1, 0
+    while head < tail:
+        end = tail
+        while head < end:
+            u = order[head]
+            head += 1
+            for j in range(ptr[u], ptr[u + 1]):
+                v = adj[j]
+                if not seen[v]:
+                    seen[v] = True
+                    order[tail] = v
+                    tail += 1
+        ends[levels] = end
+        levels += 1
+    return order[:tail], ends[:levels]
 
 
 def degree_rank(degree: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..errors import InputError
-from .order import vertex_order
+from .order import default_root, layers, vertex_order
 from .sort import ExternalSorter, pack, unpack
 from .source import EdgeSource
 
@@ -33,6 +33,7 @@ class Partitioned:
     perm: np.ndarray | None  # original id of each vertex, when relabelled or reordered
     sorter: ExternalSorter
     stats: dict = field(default_factory=dict)
+    layers: np.ndarray | None = None  # the layered order's layer offsets (order.layers)
 
     def edges(self) -> Iterator[Edges]:
         for keys, w in self.sorter:
@@ -108,8 +109,9 @@ def partition(
     return Partitioned(n_vertices, source.weighted, symmetric, perm, sorter, stats)
 
 
-def reorder(part: Partitioned, method: str, *, spill_dir: Path, memory_budget: int, seed: int = 0) -> Partitioned:
-    """Renumber the vertices by ``method`` (see ``order.ORDERS``) and sort the edges again."""
+def reorder(part: Partitioned, method: str, *, spill_dir: Path, memory_budget: int, seed: int = 0, root: int | None = None) -> Partitioned:
+    """Renumber the vertices by ``method`` (see ``order.ORDERS``) and sort the edges again.
+    ``root``: the layered order's, an id as the input gave it (default ``order.default_root``)."""
     n = part.n_vertices
     indptr = np.zeros(n + 1, np.int64)
     indices, weights = [], []
@@ -120,14 +122,30 @@ def reorder(part: Partitioned, method: str, *, spill_dir: Path, memory_budget: i
             weights.append(w)
     np.cumsum(indptr, out=indptr)
     indices = np.concatenate(indices) if indices else np.zeros(0, np.uint32)
-    rank = vertex_order(indptr, indices, method, seed=seed)
+    offsets = None
+    if method == "layered":
+        if not n:
+            raise ValueError("a layered order needs a vertex for its root; this graph has none")
+        root = default_root(indptr, indices) if root is None else _internal(part, root)
+        rank, offsets = layers(indptr, indices, root)
+    else:
+        rank = vertex_order(indptr, indices, method, seed=seed)
     src = np.repeat(rank, np.diff(indptr))
     sorter = ExternalSorter(memory_budget=sort_share(memory_budget), spill_dir=spill_dir, weighted=part.weighted, dedup=False)
     sorter.add(pack(src, rank[indices]), np.concatenate(weights) if weights else None)
     perm = np.empty(n, np.uint64)
     perm[rank] = part.perm if part.perm is not None else np.arange(n, dtype=np.uint64)
     stats = {**part.stats, "order": method, "sorted_runs": part.stats["sorted_runs"] + sorter.n_runs}
-    return Partitioned(n, part.weighted, part.symmetric, perm, sorter, stats)
+    return Partitioned(n, part.weighted, part.symmetric, perm, sorter, stats, offsets)
+
+
+def _internal(part: Partitioned, vertex: int) -> int:
+    """The dense id of ``vertex``, an id as the input gave it."""
+    ids = part.perm
+    i = int(np.searchsorted(ids, vertex)) if ids is not None else int(vertex)
+    if not 0 <= i < part.n_vertices or (ids is not None and int(ids[i]) != vertex):
+        raise ValueError(f"root {vertex} is not a vertex of the graph")
+    return i
 
 
 def count_sources(degrees: np.ndarray, src: np.ndarray) -> None:

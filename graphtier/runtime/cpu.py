@@ -11,7 +11,7 @@ import numpy as np
 
 from ..kernels.cpu import operators as ops
 from ..kernels.limits import EVERY_EDGE, PULL_READS
-from .frontier import ALL, Queue
+from .frontier import ALL, Queue, Span, span_of
 from .functors import Pull
 
 _NO_WEIGHTS = np.ones(1, np.float32)
@@ -35,12 +35,14 @@ class CpuOperators:
             shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes
 
-    def _set(self, s: Queue | str, edges: bool = True) -> tuple[np.ndarray, int, bool]:
-        """A vertex set as the kernels take it; ALL as a range: the vertices whose lists this
-        part reads for an operator that reads ``edges``, else every vertex."""
-        if s == ALL:
+    def _set(self, s: Queue | Span | str, edges: bool = True) -> tuple[np.ndarray, int, bool]:
+        """A vertex set as the kernels take it; ALL or a span as a range: its vertices whose lists
+        this part reads for an operator that reads ``edges``, else all of them."""
+        if s == ALL or isinstance(s, Span):
             v0, v1 = self.run.own if edges else (0, self.run.n)
-            return np.array([v0], np.int64), v1 - v0, True
+            if isinstance(s, Span):
+                v0, v1 = max(v0, s.start), max(min(v1, s.stop), s.start)
+            return np.array([v0], np.int64), max(v1 - v0, 0), True
         return s.ids, int(s.row[0]), False
 
     def _graph(self, source, weighted: bool) -> tuple:
@@ -62,7 +64,7 @@ class CpuOperators:
         marks = self.run.frontier.marks if dedup else _NO_MARKS
         scratch = self.run.state["scratch"]
         start = n_out = int(output.row[0])
-        for table in source.rounds(self._demand(source, ids, n, every)):
+        for table in source.rounds(self._demand(source, ids, n, every), span_of(input)):
             n_out += kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[n_out:], marks, scratch)
         self._queued(output, start, n_out, indptr)
 
@@ -103,7 +105,7 @@ class CpuOperators:
         ids, n, every = self._set(input)
         indptr, words, weights, ce = self._graph(source, weighted)
         kernel = ops.gather_kernel(self.run.format.neighbors, f.wanted, f.gather, f.apply, weighted)
-        for table in source.rounds(self._demand(source, ids, n, every)):
+        for table in source.rounds(self._demand(source, ids, n, every), span_of(input)):
             kernel(ids, n, every, indptr, words, weights, table, ce, args, self.run.state["scratch"])
 
     def filter(self, f, args, input, output: Queue) -> None:

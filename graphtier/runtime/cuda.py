@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import DeviceError
 from ..kernels.cuda.runtime import module
 from ..kernels.limits import HUB_EDGES, PIECE_EDGES
-from .frontier import ALL, Queue
+from .frontier import ALL, Queue, Span, span_of
 from .functors import Gather
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
@@ -89,19 +89,22 @@ class CudaOperators:
     def _launch(self, kernel, *params) -> None:
         (self._kernel(kernel) if isinstance(kernel, str) else kernel)(self.grid, self.block, params)
 
-    def _set(self, s: Queue | str) -> tuple:
-        """A vertex set's kernel parameters: ids (null for ALL) and the address of its sizes row."""
-        if s == ALL:
+    def _set(self, s: Queue | Span | str) -> tuple:
+        """A vertex set's kernel parameters: ids (null for a range: ALL or a span) and the address
+        of its sizes row."""
+        if s == ALL or isinstance(s, Span):
             return _NULL, np.uint64(self.run.state["all_row"].data.ptr)
         return s.ids, s.address
 
-    def _round_set(self, s: Queue | str, source, row, first: bool, edges: bool = True) -> None:
-        """Before a round's kernels: ALL as the vertices whose lists the round holds (a sweep's
-        round holds a range of them) and, for an operator that reads ``edges``, this part reads;
-        no hubs queued. A queue's hubs of the last round (or of the last operator that read it)
-        cleared, except before the first round with ``first``."""
-        if s == ALL:
+    def _round_set(self, s: Queue | Span | str, source, row, first: bool, edges: bool = True) -> None:
+        """Before a round's kernels: ALL or a span as the vertices of it whose lists the round
+        holds (a sweep's round holds a range of them) and, for an operator that reads ``edges``,
+        this part reads; no hubs queued. A queue's hubs of the last round (or of the last operator
+        that read it) cleared, except before the first round with ``first``."""
+        if s == ALL or isinstance(s, Span):
             v0, v1 = source.round_vertices if source is not None else (0, self.run.n)
+            if isinstance(s, Span):
+                v0, v1 = max(v0, s.start), min(v1, s.stop)
             if edges:
                 v0, v1 = max(v0, self.run.own[0]), min(v1, self.run.own[1])
             self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(max(0, v1 - v0))))
@@ -118,13 +121,13 @@ class CudaOperators:
         ids, row = self._set(input)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
-        fresh = input == ALL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
-        for i, table in enumerate(source.rounds(self._demand(source, ids, row))):
+        fresh = ids is _NULL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
+        for i, table in enumerate(source.rounds(self._demand(source, ids, row), span_of(input))):
             self._round_set(input, source, row, i == 0 and fresh)
             params = (*source.params(table, weighted), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
-        if input != ALL:
+        if ids is not _NULL:
             self._advanced.add(int(row))
 
     def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
@@ -145,7 +148,7 @@ class CudaOperators:
         words = functor_words(args)
         scratch = (self.run.state[k] for k in ("hubs", "hub_first", "hub_sums"))
         params = (ids, row, *scratch, *words)
-        for table in source.rounds(self._demand(source, ids, row)):
+        for table in source.rounds(self._demand(source, ids, row), span_of(input)):
             self._round_set(input, source, row, False)  # the round's hubs, queued by the first kernel
             for kernel in kernels:
                 self._launch(kernel, *source.params(table, weighted), *params)

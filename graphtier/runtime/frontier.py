@@ -10,9 +10,25 @@ for pulls. On the CPU the same arrays are numpy arrays (marks and bitmap as bool
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 ALL = "all"  # a vertex set: every vertex, 0 .. n - 1
+
+
+@dataclass(frozen=True)
+class Span:
+    """A vertex set: ``start .. stop - 1`` (a layer of a layered store). The host knows it, so it
+    knows the chunks an operator over it reads: nothing is read back to schedule them."""
+
+    start: int
+    stop: int
+
+
+def span_of(s) -> tuple[int, int] | None:
+    """A set's range of vertices where the host knows it (ALL: None, every vertex)."""
+    return (s.start, s.stop) if isinstance(s, Span) else None
 
 
 class Queue:

@@ -22,7 +22,7 @@ from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from . import parts
 from .config import Config
-from .frontier import ALL, Frontier, Queue
+from .frontier import ALL, Frontier, Queue, Span
 from .functors import Advance, Compute, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
@@ -48,6 +48,7 @@ class Algorithm:
     queues: tuple[str, ...] = ()  # queues of its own besides the frontier (``Run.queues``)
     dedup = False  # operators may queue a vertex once per iteration (marks)
     bitmap = False  # pulls test membership in the frontier (a bitmap of it)
+    planned = False  # iterations read spans the host knows (layers): a batch needs no resident graph, an empty output ends nothing
 
     def edges(self, graph) -> dict[str, Edges]:
         return {"out": Edges()}
@@ -147,7 +148,7 @@ class Run:
 
     # --- operators ----------------------------------------------------------------------------
 
-    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
+    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | Span | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
         frontier by default), once per vertex with ``dedup``. ``drain`` (with ``dedup``), where
         the CPU holds the edges whole (``drains``): push on from every vertex the functor queues
@@ -169,7 +170,7 @@ class Run:
         self.ops.pull(functor, args, *self._read(edges), input, output, sidecar)
         self._merge(functor, args, edges, output)
 
-    def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | str = ALL) -> None:
+    def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | Span | str = ALL) -> None:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
         self.ops.gather(functor, args, *self._read(edges), input)
         self._merge(functor, args, edges)
@@ -193,7 +194,7 @@ class Run:
     def filter(self, functor: Filter, *args, input: Queue | str | None = None, output: Queue | None = None) -> None:
         self.ops.filter(functor, args, input or self.frontier.current, output or self.frontier.next)
 
-    def compute(self, functor: Compute, *args, input: Queue | str = ALL) -> None:
+    def compute(self, functor: Compute, *args, input: Queue | Span | str = ALL) -> None:
         self.ops.compute(functor, args, input)
 
     def _queue(self, name: str) -> Queue:
@@ -231,7 +232,7 @@ class Run:
         ends = []
         while True:
             batch = alg.batch(self)
-            if not self._static():  # something moves between iterations: the host schedules each
+            if not alg.planned and not self._static():  # something moves between iterations, by a demand the host must read
                 batch = 1
             fr.reserve(batch)
             first = fr.it
@@ -241,7 +242,7 @@ class Run:
                 fr.step()
                 ends.append(self.ops.clock())
             sizes = fr.read() if self.part is None else self.part.comm.host_sum(fr.read())  # every part's share of each frontier
-            if batch > 1 and not sizes[first + 1 : first + batch + 1, 0].all():  # launched past an empty frontier: they did nothing
+            if batch > 1 and not alg.planned and not sizes[first + 1 : first + batch + 1, 0].all():  # launched past an empty frontier: they did nothing
                 last = first + 1 + int(np.argmin(sizes[first + 1 : first + batch + 1, 0] > 0))
                 del self.iterations[last:], ends[last:]
                 fr.it, sizes = last, sizes[: last + 1]

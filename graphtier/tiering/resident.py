@@ -48,7 +48,7 @@ class ResidentGraph:
         """The one round holds every list."""
         return 0, self.n_vertices
 
-    def rounds(self, demand=None):
+    def rounds(self, demand=None, span=None):
         """Every chunk is here: one round, the whole table."""
         yield self.table
 

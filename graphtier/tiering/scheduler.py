@@ -361,15 +361,18 @@ class Scheduler:
         """The GPU kernels' GRAPH_PARAMS for a round's table, ``weighted`` if the operator reads weights."""
         return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices), np.int64(weighted))
 
-    def rounds(self, demand: Callable[[object], None]) -> Iterator[object]:
+    def rounds(self, demand: Callable[[object], None] | None, span: tuple[int, int] | None = None) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking
         for the next); ``demand(out)`` adds to ``out`` (zeros, one count per chunk, of the memory's
-        kind) the edges the iteration will read per chunk, or is None for a sweep (every edge of
-        every chunk). Static iterations leave the counts where they are, for ``take_stats``."""
+        kind) the edges the iteration will read per chunk, or is None for a sweep: every edge of
+        every chunk, or with ``span`` (v0, v1) of the chunks holding those vertices' lists (a
+        layer's), in store order. Static iterations leave the counts where they are, for
+        ``take_stats``."""
         sweep = demand is None
         self.round_vertices = (0, self.n_vertices)
+        chunks = self.mine if span is None else self._span_chunks(*span)
         if sweep:
-            demand = self._sweep
+            demand = lambda out: self._sweep(out, chunks)
         elif len(self.mine) < self.n_chunks:
             demand = self._mine_only(demand)
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
@@ -377,7 +380,7 @@ class Scheduler:
         if self.steps_aside and (not sweep or self.zero_copy == "always" or len(self.device) == len(self.mine)):
             yield from self._static_round(it, demand)
         elif sweep:
-            yield from self._sweep_rounds(it)
+            yield from self._sweep_rounds(it, chunks)
         else:
             need = self._need_row()
             demand(need)
@@ -387,8 +390,15 @@ class Scheduler:
         for k in COUNTERS:
             self.totals[k] += it[k]
 
-    def _sweep(self, out) -> None:
-        out += self._edges
+    def _sweep(self, out, chunks: range) -> None:
+        out[chunks.start : chunks.stop] += self._edges[chunks.start : chunks.stop]
+
+    def _span_chunks(self, v0: int, v1: int) -> range:
+        """This part's chunks holding the lists of vertices ``v0 .. v1 - 1``."""
+        e0, e1 = int(self.host_indptr[v0]), int(self.host_indptr[v1])
+        first, end = (e0 // self.chunk_edges, -(-e1 // self.chunk_edges)) if e1 > e0 else (0, 0)
+        first, end = max(first, self.mine.start), min(end, self.mine.stop)
+        return range(first, max(first, end))
 
     def _mine_only(self, demand: Callable[[object], None]) -> Callable[[object], None]:
         """``demand`` with the counts of other parts' chunks dropped."""
@@ -462,19 +472,19 @@ class Scheduler:
         for i in range(0, len(copies), batch):
             yield from self._round(it, self._copy(it, copies[i : i + batch]), {})
 
-    def _sweep_rounds(self, it: dict) -> Iterator[object]:
-        """Every chunk, in store order, in rounds of consecutive chunks: the chunks on the device
+    def _sweep_rounds(self, it: dict, chunks: range) -> Iterator[object]:
+        """Every chunk of ``chunks``, in store order, in rounds of consecutive chunks: the chunks on the device
         and the next misses, copied while the previous round's kernels run (so that a vertex's
         sums over its chunks add up in the same order under every budget). A miss takes the slot
         of the chunk the sweep needs again last (Belady's choice for a cyclic order: behind the
         cursor, the latest), so a prefix of the graph stays on the device across sweeps."""
-        n = self.mine.stop
+        n = chunks.stop
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= OVERLAP_SLOTS
         # copies: the slots two rounds of them leave keep the prefix of the graph they hold
         batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
         previous: list[int] = []
-        c = self.mine.start
+        c = chunks.start
         while c < n:
             hits, take = [], []
             room = self.device.n_slots - (len(previous) if overlap else 0)  # slots this round may hold

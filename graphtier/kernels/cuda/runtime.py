@@ -87,7 +87,7 @@ class DeviceGraph:
         moved = {"bytes_host_to_device": resident.arena.nbytes, **resident.take_stats()}
         return cls(arena, cupy.asarray(table.ravel()), cupy.asarray(resident.indptr), resident.chunk_edges, resident.n_vertices, resident.format, resident.nbytes, resident.weighted, moved)
 
-    def rounds(self, demand=None):
+    def rounds(self, demand=None, span=None):
         """Every chunk is here: one round, the whole table."""
         yield self.table
 
