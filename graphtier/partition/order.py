@@ -82,15 +82,21 @@ def layers(indptr: np.ndarray, indices: np.ndarray, root: int) -> tuple[np.ndarr
     return invert(np.concatenate([order, np.flatnonzero(rest)])), np.concatenate([[0], ends]).astype(np.int64)
 
 
-@njit(cache=True)
 def _levels(ptr, adj, root):
     """BFS from ``root``: the vertices reached, level by level, and where each level ends."""
-    order = np.empty(len(ptr) - 1, np.int64)
-    ends = np.empty(len(ptr) - 1, np.int64)
-    seen = np.zeros(len(ptr) - 1, np.bool_)
+    n = len(ptr) - 1
+    order, ends = np.empty(n, np.int64), np.empty(n, np.int64)
+    tail, levels = _levels_from(ptr, adj, root, np.zeros(n, np.bool_), order, 0, ends)
+    return order[:tail], ends[:levels]
+
+
+@njit(cache=True)
+def _levels_from(ptr, adj, root, seen, order, tail, ends):
+    """BFS from ``root`` (unseen), appending what it reaches to ``order`` from ``tail`` on, level by
+    level, each level's end into ``ends``: (the new tail, the levels)."""
     seen[root] = True
-    order[0] = root
-    head, tail, levels = 0, 1, 0
+    order[tail] = root
+    head, tail, levels = tail, tail + 1, 0
     while head < tail:
         end = tail
         while head < end:
@@ -104,7 +110,7 @@ def _levels(ptr, adj, root):
                     tail += 1
         ends[levels] = end
         levels += 1
-    return order[:tail], ends[:levels]
+    return tail, levels
 
 
 def degree_rank(degree: np.ndarray) -> np.ndarray:
@@ -212,23 +218,12 @@ def _dedup(ptr, adj):
 def _bfs(ptr, adj, roots):
     """BFS from each root not yet reached, in turn: every component gets a contiguous range."""
     order = np.empty(len(roots), np.int64)
+    ends = np.empty(len(roots), np.int64)
     seen = np.zeros(len(roots), np.bool_)
     tail = 0
     for root in roots:
-        if seen[root]:
-            continue
-        seen[root] = True
-        order[tail] = root
-        head, tail = tail, tail + 1
-        while head < tail:
-            u = order[head]
-            head += 1
-            for j in range(ptr[u], ptr[u + 1]):
-                v = adj[j]
-                if not seen[v]:
-                    seen[v] = True
-                    order[tail] = v
-                    tail += 1
+        if not seen[root]:
+            tail, _ = _levels_from(ptr, adj, root, seen, order, tail, ends)
     return order
 
 
