@@ -142,10 +142,11 @@ def main() -> None:
     p.add_argument("--graphs", nargs="+", default=["grid2000", "road2000", "kron20"])
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--share", type=float, default=0.25, help="out of core: the share of the layered store's chunks the device budget holds beside the state")
-    p.add_argument("--dir", default=tempfile.gettempdir())
+    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the stores are built (made if missing)")
     p.add_argument("--out", default=RESULTS_DIR)
     p.add_argument("--device", default="cuda")
     args = p.parse_args()
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
     pinned = None
     if args.device == "cuda":
         from algorithms_gpu import copy_gbps

@@ -335,10 +335,10 @@ def test_parts_over_gpus_equal_one_gpu(weighted_graphs, name):
 
 @pytest.fixture(scope="module")
 def layered_graphs(tmp_path_factory):
-    """A weighted 300 x 200 grid and a directed urand15, laid out in layers, chunks of 4,096 edges,
+    """A weighted 150 x 100 grid and a directed urand14, laid out in layers, chunks of 4,096 edges,
     every format."""
     out = {}
-    for name, edges, symmetric in (("grid", gt.generators.grid(300, 200), True), ("urand", gt.generators.urand(15, seed=6), False)):
+    for name, edges, symmetric in (("grid", gt.generators.grid(150, 100), True), ("urand", gt.generators.urand(14, seed=6), False)):
         d = tmp_path_factory.mktemp(f"layered-{name}")
         w = np.random.default_rng(8).integers(1, 64, len(edges)).astype(np.float64)
         csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=symmetric, order="layered", chunk_edges=1 << 12)
