@@ -129,7 +129,7 @@ def map(
     keys = [f"graphtier-{_label(function)}-{tokenize(sent, location, chunk, params, config)}" for location, chunk in tasks]
     futures = client.map(run_batch, [sent] * len(tasks), *zip(*tasks), key=keys, retries=retries, resources=resources, pure=True, params=params, config=config)
     try:
-        meta = client.submit(_empty, futures[0]).result()
+        meta = client.submit(_empty, futures[0], priority=1).result()  # next on its worker: left queued, an idle worker would steal it, with the frame
     except BaseException:
         client.cancel(futures)
         raise
