@@ -142,3 +142,25 @@ def test_root_options_and_a_damaged_layers_array(tmp_path):
     zarr.open_group(str(tmp_path / "z.gt"))["layers"][:] = np.array([0, 2, 1, 3, 5], np.uint64)
     with pytest.raises(CorruptChunkError, match="layer offsets"):
         _ = gt.open(tmp_path / "z.gt").layers
+
+
+def test_small_layers_share_a_push():
+    from graphtier.algorithms.layered import groups
+    from graphtier.kernels.limits import SPANS_EDGES
+
+    layers = np.array([0, 1, 3, 6, 10, 11, 12])
+    degree = np.ones(12, np.int64)
+    degree[3:6] = SPANS_EDGES  # layer 2 is large
+    indptr = np.concatenate([[0], np.cumsum(degree)])
+    assert groups(layers, indptr, True).tolist() == [0, 2, 3, 6]  # {0, 1}, {2}, {3, 4, 5}
+    assert groups(layers, indptr, False).tolist() == list(range(7))
+
+
+def test_spans_need_a_functor_without_a_per_span_argument(stores):
+    from graphtier.algorithms.bfs import BFS, VISIT
+    from graphtier.runtime import Config, Run, Spans
+
+    g = stores["csr"]
+    run = Run(BFS(g, g.root, "push"), g, Config(device="cpu"))
+    with pytest.raises(ValueError, match="spans=True"):
+        run.advance(VISIT, run.state["dist"], run.state["parent"], 1, input=Spans(g.layers, g.layers, 0, 2))

@@ -13,6 +13,16 @@ struct Visit {  // push: claim an unvisited neighbour
     }
 };
 
+struct VisitNext {  // push from a layer (algorithms/layered.py): a level past v's, so layers need no level argument
+    int* dist;
+    i64* parent;
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        if (dist[u] >= 0 || atomicCAS(dist + u, -1, dist[v] + 1) != -1) return false;
+        parent[u] = v;
+        return true;
+    }
+};
+
 struct FindParent {  // pull: a parent is an in-neighbour in the frontier (a bitmap: 1 MB per 8 M vertices stays in L2)
     int* dist;
     i64* parent;
@@ -37,5 +47,7 @@ struct Start {  // every vertex unvisited but the source, its own parent
 };
 
 INSTANTIATE(ADVANCE, Visit)
+INSTANTIATE(ADVANCE, VisitNext)
+INSTANTIATE(SPANS, VisitNext)
 INSTANTIATE(PULL, FindParent)
 INSTANTIATE(COMPUTE, Start)

@@ -204,6 +204,6 @@ def _bfs(graph, source: int, *, direction: str, config: Config | None = None, **
     dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
     for it, row in zip(done.iterations, done.sizes):
         it["edges"] = int(row[1])
-    stats = done.stats(levels=len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed, traversal=traversal(graph, source, layered))
+    stats = done.stats(levels=len(graph.layers) - 1 if layered else len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed, traversal=traversal(graph, source, layered))
     stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
     return BFSResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)

@@ -1,17 +1,29 @@
 // The layered SSSP sweep's functor (graphtier/algorithms/layered.py); SSSP's own for the rest.
 #include "sssp.cu"
 
-struct SweepRelax {  // a vertex improved behind the sweep (in or before the layer) starts the next sweep
+// The end of v's layer: the first bound past v (layers[0 .. bounds - 1] rise from 0).
+__device__ __forceinline__ i64 layer_end(const i64* layers, i64 bounds, u32 v) {
+    i64 lo = 0, hi = bounds - 1;  // layers[lo] <= v < layers[hi]
+    while (hi - lo > 1) {
+        i64 mid = (lo + hi) / 2;
+        (layers[mid] <= i64(v) ? lo : hi) = mid;
+    }
+    return layers[hi];
+}
+
+struct SweepRelax {  // a vertex improved in or before v's layer (behind the sweep) starts the next sweep
     double* dist;
-    i64 stop;
+    const i64* layers;
+    i64 bounds;
     u64* behind;
     static constexpr bool edges = true;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         double nd = dist[v] + double(e.weight());
         if (nd >= dist[u] || nd >= atomic_min_double(dist + u, nd)) return false;
-        if (i64(u) < stop) atomicMin(behind, u64(u));
+        if (i64(u) < layer_end(layers, bounds, v)) atomicMin(behind, u64(u));
         return false;
     }
 };
 
 INSTANTIATE(ADVANCE, SweepRelax)
+INSTANTIATE(SPANS, SweepRelax)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..kernels.cpu import operators as ops
 from ..kernels.limits import EVERY_EDGE, PULL_READS
-from .frontier import ALL, Queue, Span, span_of
+from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Pull
 
 _NO_WEIGHTS = np.ones(1, np.float32)
@@ -35,13 +35,13 @@ class CpuOperators:
             shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes
 
-    def _set(self, s: Queue | Span | str, edges: bool = True) -> tuple[np.ndarray, int, bool]:
+    def _set(self, s: Queue | Span | Spans | str, edges: bool = True) -> tuple[np.ndarray, int, bool]:
         """A vertex set as the kernels take it; ALL or a span as a range: its vertices whose lists
         this part reads for an operator that reads ``edges``, else all of them."""
-        if s == ALL or isinstance(s, Span):
+        if s == ALL or isinstance(s, Span | Spans):  # spans: one after another is the range in order
             v0, v1 = self.run.own if edges else (0, self.run.n)
-            if isinstance(s, Span):
-                v0, v1 = max(v0, s.start), max(min(v1, s.stop), s.start)
+            if (span := span_of(s)) is not None:
+                v0, v1 = max(v0, span[0]), max(min(v1, span[1]), span[0])
             return np.array([v0], np.int64), max(v1 - v0, 0), True
         return s.ids, int(s.row[0]), False
 

@@ -12,10 +12,11 @@ import numpy as np
 from ..errors import DeviceError
 from ..kernels.cuda.runtime import module
 from ..kernels.limits import HUB_EDGES, PIECE_EDGES
-from .frontier import ALL, Queue, Span, span_of
+from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Gather
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
+SPANS_BLOCK = 1024  # the one block that pushes from a group of spans
 EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
@@ -117,10 +118,15 @@ class CudaOperators:
         return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), ids, row, need)
 
     def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
-        push, hubs = self._functor_kernels(f)
-        ids, row = self._set(input)
+        push, hubs, *spans = self._functor_kernels(f)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
+        if isinstance(input, Spans):  # the edges are resident (Run.advance): one round, one block
+            (table,) = source.rounds(None)
+            bounds = np.uint64(input.device.data.ptr + 8 * input.first)
+            spans[0]((1,), (SPANS_BLOCK,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
+            return
+        ids, row = self._set(input)
         fresh = ids is _NULL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
         for i, table in enumerate(source.rounds(self._demand(source, ids, row), span_of(input))):
             self._round_set(input, source, row, i == 0 and fresh)

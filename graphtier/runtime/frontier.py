@@ -10,6 +10,7 @@ for pulls. On the CPU the same arrays are numpy arrays (marks and bitmap as bool
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,8 +27,29 @@ class Span:
     stop: int
 
 
+@dataclass(frozen=True, eq=False)
+class Spans:
+    """Consecutive spans pushed from one after another in one call, each seeing what the ones
+    before it wrote: ``bounds[first] .. bounds[first + count]``, split at every bound between (a
+    group of layers). ``bounds`` is on the host, ``device`` the same where the kernels run."""
+
+    bounds: np.ndarray
+    device: object
+    first: int
+    count: int
+
+    def spans(self) -> list[Span]:
+        b = self.bounds[self.first : self.first + self.count + 1]
+        return [Span(int(lo), int(hi)) for lo, hi in itertools.pairwise(b)]
+
+    @property
+    def whole(self) -> Span:
+        return Span(int(self.bounds[self.first]), int(self.bounds[self.first + self.count]))
+
+
 def span_of(s) -> tuple[int, int] | None:
     """A set's range of vertices where the host knows it (ALL: None, every vertex)."""
+    s = s.whole if isinstance(s, Spans) else s
     return (s.start, s.stop) if isinstance(s, Span) else None
 
 

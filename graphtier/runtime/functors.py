@@ -47,9 +47,11 @@ class Advance(Functor):
 
     fn: Callable
     combine: tuple[tuple[int, str], ...] = ()
+    spans: bool = False  # also pushes from several spans in one launch (``Spans``): it takes no per-span argument
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
-        return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>")
+        spans = (f"advance_spans_kernel<{decoder}, {self.cuda}>",) if self.spans else ()
+        return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>", *spans)
 
 
 @dataclass(frozen=True)

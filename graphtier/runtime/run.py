@@ -22,7 +22,7 @@ from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from . import parts
 from .config import Config
-from .frontier import ALL, Frontier, Queue, Span
+from .frontier import ALL, Frontier, Queue, Span, Spans
 from .functors import Advance, Compute, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
@@ -148,15 +148,23 @@ class Run:
 
     # --- operators ----------------------------------------------------------------------------
 
-    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | Span | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
+    def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | Span | Spans | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
-        frontier by default), once per vertex with ``dedup``. ``drain`` (with ``dedup``), where
+        frontier by default), once per vertex with ``dedup``; from ``Spans``, one span after another
+        (in one launch where the edges are resident). ``drain`` (with ``dedup``), where
         the CPU holds the edges whole (``drains``): push on from every vertex the functor queues
         until none is left, all that follows from one input vertex before the next, skipping input
         vertices already pushed from; ``output`` gets none, and a propagation costs one call instead
         of an iteration per level. Only for functors whose fixpoint does not depend on the order
         (elsewhere the levels run as iterations)."""
         output = output or self.frontier.next
+        if isinstance(input, Spans):
+            if not functor.spans:
+                raise ValueError(f"{functor.cuda} does not push from several spans in one launch (it is not declared with spans=True)")
+            if self.streams(edges) or self.part is not None:  # each span's chunks come in turn; parts merge after each
+                for span in input.spans():
+                    self.advance(functor, *args, edges=edges, input=span, output=output, dedup=dedup)
+                return
         if drain and dedup and self.drains(edges):
             self.ops.drain(functor, args, *self._read(edges), input or self.frontier.current, output)
         else:

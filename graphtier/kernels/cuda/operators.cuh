@@ -22,7 +22,8 @@
 //
 // An algorithm supplies functors (structs of 8-byte fields, built from the kernels' FUNCTOR_PARAMS
 // words in field order, kernels/cuda/runtime.py packing them) in its own .cu file:
-//   advance   bool operator()(u32 v, u32 u, Edge e): u joins the output queue when true
+//   advance   bool operator()(u32 v, u32 u, Edge e): u joins the output queue when true (the
+//             same for advance_spans, whose functors take no per-span argument)
 //   pull      bool wanted(u32 u); bool operator()(u32 u, u32 v, Edge e): v is what u looks for;
 //             void adopt(u32 u, u32 v): u found it (u joins the output queue)
 //   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
@@ -146,6 +147,39 @@ __device__ void advance_push(const Graph& g, const u32* input, LevelSizes* in, u
                 return false;
             });
         }
+    }
+    out.done();
+}
+
+// Push from consecutive spans of vertices, bounds[0 .. count], in one block, one span after
+// another (__syncthreads between them, so each sees what the ones before wrote): layers too small
+// to fill the device in one launch (WolfPath's combined edge lists). A lane pushes from a short
+// list alone and the warp shares a longer one; no hubs (a span this small has none worth spreading).
+template <class Format, class F>
+__device__ void advance_spans(const Graph& g, const i64* bounds, i64 count, Output& out, const F& f) {
+    constexpr bool P = reads_edges<F>;
+    const i64 warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    for (i64 s = 0; s < count; ++s) {
+        for (i64 base = bounds[s] + warp * 32, end = bounds[s + 1]; base < end; base += warps * 32) {
+            i64 m = base + lane_id();
+            i64 lo = m < end ? g.indptr[m] : 0, hi = m < end ? g.indptr[m + 1] : 0;
+            bool alone = hi > lo && lane_sized<Format>(g, lo, hi);
+            if (alone) {
+                for_each_edge_lane<Format, false, P>(g, m, lo, hi, [&](u32 u, const Edge& e) {
+                    if (f(u32(m), u, e)) out.push(u);
+                    return false;
+                });
+            }
+            for (u32 pending = __ballot_sync(FULL_MASK, hi > lo && !alone); pending; pending &= pending - 1) {
+                int owner = __ffs(pending) - 1;
+                i64 v = __shfl_sync(FULL_MASK, m, owner);
+                for_each_edge<Format, false, P>(g, v, __shfl_sync(FULL_MASK, lo, owner), __shfl_sync(FULL_MASK, hi, owner), [&](u32 u, const Edge& e) {
+                    if (f(u32(v), u, e)) out.push(u);
+                    return false;
+                });
+            }
+        }
+        __syncthreads();
     }
     out.done();
 }
@@ -418,6 +452,13 @@ __global__ void advance_hubs_kernel(GRAPH_PARAMS, SET_PARAMS, u64* hubs, OUTPUT_
 }
 
 template <class Format, class F>
+__global__ void advance_spans_kernel(GRAPH_PARAMS, const i64* bounds, i64 count, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g = GRAPH_ARGS;
+    Output o{g, out, next, marks};
+    advance_spans<Format>(g, bounds, count, o, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class Format, class F>
 __global__ void advance_pull_kernel(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
     Graph g = GRAPH_ARGS;
     Output o{g, out, next, marks};
@@ -535,11 +576,13 @@ extern "C" __global__ void bitmap_to_queue(const u32* bits, i64 first, i64 end, 
 #define INSTANTIATE_ADVANCE_1(Format, F)                                                                                   \
     template __global__ void advance_push_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
     template __global__ void advance_hubs_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
+#define INSTANTIATE_SPANS_1(Format, F) template __global__ void advance_spans_kernel<Format, F>(GRAPH_PARAMS, const i64*, i64, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_PULL_1(Format, F) template __global__ void advance_pull_kernel<Format, F>(GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_GATHER_1(Format, F)                             \
     template __global__ void gather_kernel<Format, F>(GATHER_PARAMS); \
     template __global__ void gather_hubs_kernel<Format, F>(GATHER_PARAMS);
 #define INSTANTIATE_ADVANCE(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_ADVANCE_1, F)
+#define INSTANTIATE_SPANS(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_SPANS_1, F)
 #define INSTANTIATE_GATHER(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_1, F) template __global__ void gather_apply_kernel<F>(GATHER_PARAMS);
 #define INSTANTIATE_PULL(F)                                                                                                   \
     FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
