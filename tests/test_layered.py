@@ -144,16 +144,22 @@ def test_root_options_and_a_damaged_layers_array(tmp_path):
         _ = gt.open(tmp_path / "z.gt").layers
 
 
-def test_small_layers_share_a_push():
-    from graphtier.algorithms.layered import groups
-    from graphtier.kernels.limits import SPANS_EDGES
+def test_small_layers_share_a_push(stores):
+    from graphtier.algorithms.layered import LayeredBFS, push_ends
+    from graphtier.runtime import Config, Run, Span, Spans
 
-    layers = np.array([0, 1, 3, 6, 10, 11, 12])
-    degree = np.ones(12, np.int64)
-    degree[3:6] = SPANS_EDGES  # layer 2 is large
-    indptr = np.concatenate([[0], np.cumsum(degree)])
-    assert groups(layers, indptr, True).tolist() == [0, 2, 3, 6]  # {0, 1}, {2}, {3, 4, 5}
-    assert groups(layers, indptr, False).tolist() == list(range(7))
+    assert push_ends(np.array([True, True, False, True, True, True])).tolist() == [2, 2, 3, 6, 6, 6]
+    g = stores["csr"]
+    alg = LayeredBFS(g)
+    run = Run(alg, g, Config(device="cpu"))
+    alg.start(run)
+    alg.layers = np.array([0, 1, 3, 6, 10, 11, 12])
+    alg.ends = push_ends(np.array([True, True, False, True, True, True]))
+    assert alg.batch(run) == 3
+    pushes = [alg.group(run) for _ in range(3)]
+    assert isinstance(pushes[0], Spans) and (pushes[0].first, pushes[0].count) == (0, 2) and pushes[1] == Span(3, 6) and (pushes[2].first, pushes[2].count) == (3, 3)
+    alg.next_layer = 4  # a sweep restarting inside a group starts its push there
+    assert alg.batch(run) == 1 and alg.group(run).first == 4
 
 
 def test_spans_need_a_functor_without_a_per_span_argument(stores):

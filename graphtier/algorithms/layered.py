@@ -48,27 +48,28 @@ def traversal(graph, source: int, layered: bool) -> str:
     return "frontier (direction='pull' reads in-edges; the layers push)"
 
 
-def groups(layers: np.ndarray, indptr: np.ndarray, together: bool) -> np.ndarray:
-    """The first layer of each push: with ``together``, consecutive layers of fewer than
-    SPANS_EDGES out-edges each go in one (one block, one launch), every other layer alone; then
-    the number of layers. WolfPath merges small layers to fill the GPU; here they share a launch."""
-    n = len(layers) - 1
-    if not together:
-        return np.arange(n + 1)
-    small = (indptr[layers[1:]] - indptr[layers[:-1]]) < SPANS_EDGES
-    starts = np.flatnonzero(~small | np.concatenate([[True], ~small[:-1]]))  # a large layer, or the first after one
-    return np.append(starts, n)
+def small_layers(layers: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Which layers have fewer than SPANS_EDGES out-edges: consecutive ones share a push (one
+    block, one launch). WolfPath merges small layers to fill the GPU; here they share a launch."""
+    return (indptr[layers[1:]] - indptr[layers[:-1]]) < SPANS_EDGES
+
+
+def push_ends(small: np.ndarray) -> np.ndarray:
+    """Where a push from each layer ends: a small layer's at the next large one (or the last
+    layer's end), a large layer's after itself."""
+    large = np.append(np.flatnonzero(~small), len(small))
+    return np.where(small, large[np.searchsorted(large, np.arange(len(small)))], np.arange(1, len(small) + 1))
 
 
 class Layers:
-    """What a layered driver shares: its pushes (layer groups), which one comes next, and a batch
-    that launches them all."""
+    """What a layered driver shares: the layers, the one the next push starts from, and a batch
+    that launches every push left."""
 
     planned = True
 
     def _layers(self, graph) -> None:
         self.layers = graph.layers
-        self.next_group = 0
+        self.next_layer = 0
 
     def state(self, graph) -> dict[str, tuple]:
         return {**super().state(graph), "layers": (len(self.layers), np.int64)}
@@ -76,23 +77,29 @@ class Layers:
     def start(self, run: Run) -> None:
         super().start(run)
         run.state["layers"][:] = run.xp.asarray(self.layers)
-        together = not run.streams("out") and run.part is None
-        self.groups = groups(self.layers, run.graph.indptr(), together)
+        together = not run.streams("out") and run.part is None  # one launch needs every list at hand
+        self.ends = push_ends(small_layers(self.layers, run.graph.indptr()) if together else np.zeros(len(self.layers) - 1, bool))
+
+    def pushes_from(self, layer: int) -> int:
+        """Pushes from ``layer`` to the last layer."""
+        count = 0
+        while layer < len(self.ends):
+            layer, count = int(self.ends[layer]), count + 1
+        return count
 
     def batch(self, run: Run) -> int:
-        return len(self.groups) - 1 - self.next_group
+        return self.pushes_from(self.next_layer)
 
     def group(self, run: Run) -> Span | Spans:
-        """The next push's vertices: a layer, or a group of small ones."""
-        g = self.next_group
-        self.next_group += 1
-        first, end = int(self.groups[g]), int(self.groups[g + 1])
+        """The next push's vertices: a layer, or the small ones from it to the next large one."""
+        first = self.next_layer
+        end = self.next_layer = int(self.ends[first])
         if end - first == 1:
             return Span(int(self.layers[first]), int(self.layers[end]))
         return Spans(self.layers, run.state["layers"], first, end - first)
 
     def progress(self, run: Run) -> tuple[int, int | None, str]:
-        return self.next_group, len(self.groups) - 1 if hasattr(self, "groups") else None, "layer groups"
+        return self.next_layer, len(self.layers) - 1, "layers"
 
 
 @cpu
@@ -123,7 +130,7 @@ class LayeredBFS(Layers, BFS):
         run.iterations[-1]["direction"] = "push"
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
-        return self.batch(run) == 0
+        return self.next_layer == len(self.layers) - 1
 
 
 @cpu
@@ -169,7 +176,6 @@ class LayeredSSSP(Layers, SSSP):
         behind = int(run.ops.to_host(run.state["behind"])[0])
         if behind == NOT_BEHIND:
             return True
-        layer = int(np.searchsorted(self.layers, behind, side="right")) - 1
-        self.next_group = int(np.searchsorted(self.groups, layer, side="right")) - 1  # the push holding its layer
+        self.next_layer = int(np.searchsorted(self.layers, behind, side="right")) - 1  # its layer
         run.state["behind"].fill(NOT_BEHIND)
         return False

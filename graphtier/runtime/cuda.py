@@ -16,7 +16,7 @@ from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Gather
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
-SPANS_BLOCK = 1024  # the one block that pushes from a group of spans
+SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
 EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
@@ -124,7 +124,8 @@ class CudaOperators:
         if isinstance(input, Spans):  # the edges are resident (Run.advance): one round, one block
             (table,) = source.rounds(None)
             bounds = np.uint64(input.device.data.ptr + 8 * input.first)
-            spans[0]((1,), (SPANS_BLOCK,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
+            block = min(SPANS_BLOCK, spans[0].max_threads_per_block) // 32 * 32  # ef's and cgr's decoders hold more registers
+            spans[0]((1,), (block,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
             return
         ids, row = self._set(input)
         fresh = ids is _NULL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
