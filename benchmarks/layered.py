@@ -8,7 +8,7 @@ in natural order (the frontier runtime's store) and ``order="layered"`` from its
 BFS and SSSP run from that root on both: the frontier runtime (direction-optimising BFS, near-far
 SSSP) on the natural store, a push per layer on the layered one; distances must be equal. Graphs: ``gridN`` (the N x N 4-neighbour grid), ``roadN``
 (that grid with a seeded 30% of its streets closed, both directions: high diameter, degree about
-2.8, as road networks; SSSP's sweeps are few where shortest paths follow the layers), ``kronS`` (Graph500 Kronecker, a handful of layers: the contrast).
+2.8, as road networks; SSSP's sweep leaves less to near-far where shortest paths follow the layers), ``kronS`` (Graph500 Kronecker, a handful of layers: the contrast).
 
 In GPU memory, and out of core: the layered store under ``device_memory`` = the vertex state plus
 ``--share`` of its chunks, chunks copied (``zero_copy="never"``), against the frontier runtime
@@ -109,7 +109,7 @@ def run_graph(name: str, args, pinned_gbps: float | None) -> list[dict]:
                         "store": store,
                         "traversal": r.stats["traversal"].split(" ")[0],
                         "iterations": len(r.stats["iterations"]),
-                        "sweeps": r.stats.get("sweeps"),
+                        "handed_on": r.stats.get("handed_on"),  # SSSP: vertices the sweep left to near-far
                         "gpu_ms": round(gpu_ms, 2),
                         "wall_ms": round(wall_ms, 2),
                         "to_device_mb": round(moved / 1e6, 1),
@@ -160,7 +160,7 @@ def main() -> None:
         "store",
         "traversal",
         "iterations",
-        "sweeps",
+        "handed_on",
         "gpu_ms",
         "wall_ms",
         "speedup_gpu",

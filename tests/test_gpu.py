@@ -353,10 +353,10 @@ def test_layered_bfs_and_sssp_equal_the_cpu(layered_graphs, name, fmt):
 
     g = layered_graphs[name][fmt]
     m = input_matrix(g)
-    bfs, sssp = gt.bfs(g, g.root, device="cpu"), gt.sssp(g, g.root, device="cpu")
+    bfs, sssp = gt.bfs(g, g.root, direction="push", device="cpu"), gt.sssp(g, g.root, device="cpu")
     state = gt.sssp(g, g.root, device="cuda").stats["state_bytes"]
     for budget in [{}, *tight_budgets(g, state)]:
-        b = gt.bfs(g, g.root, device="cuda", **budget)
+        b = gt.bfs(g, g.root, direction="push", device="cuda", **budget)
         assert b.stats["traversal"] == "layers" and b.stats["device"] == "cuda"
         np.testing.assert_array_equal(b.distances, bfs.distances)
         gt.validate_bfs_tree(m.indptr, m.indices, g.root, b.distances, b.parents)

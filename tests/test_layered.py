@@ -79,15 +79,32 @@ def input_matrix(g: gt.Graph) -> sp.csr_matrix:
 def test_bfs_and_sssp_from_the_root_follow_the_layers(stores, fmt):
     g = stores[fmt]
     m = input_matrix(g)
-    b = gt.bfs(g, g.root, device="cpu")
+    b = gt.bfs(g, g.root, direction="push", device="cpu")
     assert b.stats["traversal"] == "layers" and b.stats["levels"] == len(g.layers) - 1
     hops = dijkstra(m, indices=g.root, unweighted=True)
     np.testing.assert_array_equal(b.distances, np.where(np.isinf(hops), -1, hops))
     gt.validate_bfs_tree(m.indptr, m.indices, g.root, b.distances, b.parents)
     s = gt.sssp(g, g.root, device="cpu")
-    assert s.stats["traversal"] == "layers" and s.stats["sweeps"] >= 1
+    assert s.stats["traversal"] == "layers" and s.stats["handed_on"] >= 0
     check_sssp(g, m, g.root, s)
     assert gt.sssp(g, g.root, delta=1.0, device="cpu").stats["traversal"] == "layers"  # a delta is near-far's: the root's query still follows the layers
+
+
+def test_auto_keeps_the_frontier_where_it_would_pull(stores, request):
+    """Direction-optimising BFS pulls on a low-diameter graph's wide layers and reads fewer edges
+    than pushing every layer: "auto" keeps it there (the switch fed the layers' sizes), and pushes
+    by the layers where it would push throughout (a grid, a directed graph)."""
+    from graphtier.algorithms.layered import first_pull
+
+    g = stores["csr"]
+    r = gt.bfs(g, g.root, device="cpu")
+    layer = first_pull(g)
+    if request.node.callspec.params["stores"] != "kron-sym":
+        assert layer is None and r.stats["traversal"] == "layers"
+    else:
+        assert layer is not None and r.stats["traversal"].startswith(f"frontier (direction='auto' pulls from layer {layer}")
+        assert "pull" in {it["direction"] for it in r.stats["iterations"]}
+    np.testing.assert_array_equal(r.distances, gt.bfs(g, g.root, direction="push", device="cpu").distances)
 
 
 def test_other_sources_say_they_take_the_frontier_runtime(stores):
@@ -112,7 +129,7 @@ def tight_budgets(g: gt.Graph, state_bytes: int) -> list[dict]:
 @pytest.mark.parametrize("fmt", ["csr", "cgr"])
 def test_same_results_under_every_budget(stores, fmt):
     g = stores[fmt]
-    for f in (lambda **b: gt.sssp(g, g.root, device="cpu", **b), lambda **b: gt.bfs(g, g.root, device="cpu", **b)):
+    for f in (lambda **b: gt.sssp(g, g.root, device="cpu", **b), lambda **b: gt.bfs(g, g.root, direction="push", device="cpu", **b)):
         resident = f()
         for budget in tight_budgets(g, resident.stats["state_bytes"]):
             r = f(**budget)
@@ -129,6 +146,7 @@ def test_sssp_keeps_the_edges_the_papers_construction_drops(tmp_path):
     g = gt.build(edges, tmp_path / "b.gt", order="layered", root=0)
     r = gt.sssp(g, 0, device="cpu")
     assert r.stats["traversal"] == "layers" and r.distances.tolist() == [0, 10, 1, 2] and r.parents.tolist() == [0, 0, 0, 2]
+    assert r.stats["handed_on"] == 0  # every shortest path follows the layers: the sweep was the run
 
 
 def test_root_options_and_a_damaged_layers_array(tmp_path):

@@ -195,15 +195,16 @@ def bfs(graph, source: int | None = None, *, sources: Sequence[int] | None = Non
 def _bfs(graph, source: int, *, direction: str, config: Config | None = None, **options) -> BFSResult:
     """One source (``bfs``), split over devices where ``config`` says; from a layered store's root
     (``direction`` allowing pushes), a push per layer."""
-    from .layered import LayeredBFS, layers_from, traversal  # which builds on this module
+    from .layered import LayeredBFS, path  # which builds on this module
 
-    layered = direction != "pull" and layers_from(graph, source) is not None
+    traversal = path(graph, source, direction)
+    layered = traversal == "layers"
     done = run(LayeredBFS(graph) if layered else BFS(graph, source, direction), graph, Config.of(config, **options))
     indptr = done.sources["out"].indptr
     traversed = int((indptr[1:] - indptr[:-1])[done.state["dist"] >= 0].sum())  # where the state is
     dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
     for it, row in zip(done.iterations, done.sizes):
         it["edges"] = int(row[1])
-    stats = done.stats(levels=len(graph.layers) - 1 if layered else len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed, traversal=traversal(graph, source, layered))
+    stats = done.stats(levels=len(graph.layers) - 1 if layered else len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed, traversal=traversal)
     stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
     return BFSResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)

@@ -1,4 +1,4 @@
-// The layered SSSP sweep's functor (graphtier/algorithms/layered.py); SSSP's own for the rest.
+// The layered SSSP sweep's functor (graphtier/algorithms/layered.py); SSSP's own (near-far) for the rest.
 #include "sssp.cu"
 
 // The end of v's layer: the first bound past v (layers[0 .. bounds - 1] rise from 0).
@@ -11,16 +11,20 @@ __device__ __forceinline__ i64 layer_end(const i64* layers, i64 bounds, u32 v) {
     return layers[hi];
 }
 
-struct SweepRelax {  // a vertex improved in or before v's layer (behind the sweep) starts the next sweep
+// A vertex improved in or before v's layer has had its out-edges relaxed with an older distance:
+// it joins the far queue (once), where near-far goes on from after the sweep.
+struct SweepRelax {
     double* dist;
     const i64* layers;
     i64 bounds;
-    u64* behind;
+    u32* far;
+    LevelSizes* far_size;
+    u32* far_marks;
     static constexpr bool edges = true;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         double nd = dist[v] + double(e.weight());
         if (nd >= dist[u] || nd >= atomic_min_double(dist + u, nd)) return false;
-        if (i64(u) < layer_end(layers, bounds, v)) atomicMin(behind, u64(u));
+        if (i64(u) < layer_end(layers, bounds, v) && atomicExch(far_marks + u, 1u) == 0u) append(far, &far_size->frontier, u);
         return false;
     }
 };

@@ -229,13 +229,15 @@ def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None,
     ``weight``: use the stored edge weights (every edge weighs 1 when False, or when the graph has
     none); they must be non-negative. ``delta``: the near-far bucket width (default: from the mean
     weight and degree, wider on a GPU holding the whole graph); distances do not depend on it. From
-    a layered store's root, sweeps over its layers instead (``algorithms/layered.py``; no delta). ``predecessors``: find the parents (one more pass over the edges; scipy's
+    a layered store's root, one sweep over its layers first, then near-far from what the sweep
+    left (``algorithms/layered.py``). ``predecessors``: find the parents (one more pass over the edges; scipy's
     ``return_predecessors``); ``parents`` is None without. Execution options as every
     algorithm's (``runtime.Config``).
     """
-    from .layered import LayeredSSSP, layers_from, traversal  # which builds on this module
+    from .layered import LayeredSSSP, path  # which builds on this module
 
-    layered = layers_from(graph, source) is not None
+    traversal = path(graph, source)
+    layered = traversal == "layers"
     alg = LayeredSSSP(graph, weight, predecessors) if layered else SSSP(graph, source, weight, delta, predecessors)
     done = run(alg, graph, Config.of(config, **options))
     dist = done.ops.to_host(done.state["dist"])
@@ -245,5 +247,5 @@ def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None,
         parent = np.where(parent == NO_PARENT, -1, parent)
         parent[alg.source] = alg.source
         parents = graph.refs_to_original(graph.to_original(parent))
-    stats = done.stats(reached=int(np.isfinite(dist).sum()), weighted=alg.weighted, traversal=traversal(graph, source, layered), **({"sweeps": alg.sweeps} if layered else {"delta": alg.delta}))
+    stats = done.stats(reached=int(np.isfinite(dist).sum()), weighted=alg.weighted, traversal=traversal, delta=alg.delta, **({"handed_on": alg.handed_on} if layered else {}))
     return SSSPResult(source=source, distances=graph.to_original(dist), parents=parents, stats=stats, ids=graph.ids)
