@@ -188,3 +188,11 @@ def test_spans_need_a_functor_without_a_per_span_argument(stores):
     run = Run(BFS(g, g.root, "push"), g, Config(device="cpu"))
     with pytest.raises(ValueError, match="spans=True"):
         run.advance(VISIT, run.state["dist"], run.state["parent"], 1, input=Spans(g.layers, g.layers, 0, 2))
+
+
+def test_verify_checks_the_layers_are_the_bfs_levels(tmp_path):
+    g = gt.build(EXAMPLE, tmp_path / "v.gt", order="layered", root=0)
+    assert gt.verify(g).ok
+    zarr.open_group(str(tmp_path / "v.gt"))["layers"][:] = np.array([0, 1, 2, 5, 7], np.uint64)  # rising, but not the levels
+    report = gt.verify(gt.open(tmp_path / "v.gt"))
+    assert not report.ok and "vertex 2 is in layer 2, but a BFS from the root puts it in layer 1" in str(report)

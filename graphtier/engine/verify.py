@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError
+from ..partition.order import levels
 from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
 from .build import degree_summary
@@ -92,6 +93,7 @@ def verify(store: str | os.PathLike | Graph, *, progress: bool | None = None) ->
         sums = {r: _check_part(graph, r, report, bar) for r in parts}
     if False not in damaged:
         _check_perm(graph, report)
+        _check_layers(graph, report)
     if len(sums) == 2 and None not in sums.values():
         _check_transpose(graph, sums[False], sums[True], report)
     report.seconds = time.perf_counter() - start
@@ -200,6 +202,33 @@ def _check_perm(graph: Graph, report: VerifyReport) -> None:
     problem = perm_problem(perm, graph.n_vertices, bool(graph.attrs.get("relabelled")))
     if problem:
         report.problems.append(Problem(array.path, None, problem))
+
+
+def _check_layers(graph: Graph, report: VerifyReport) -> None:
+    """A layered store's ``layers`` are the levels of a BFS from vertex 0 (the root), each layer
+    its vertices in a run, the vertices the root misses after the last: a layered BFS or SSSP
+    reads its answers' order from them."""
+    if graph.attrs.get("vertex_order") != "layered":
+        return
+    array = graph.group[schema.LAYERS]
+    try:
+        layers = read_vector(array).astype(np.int64)
+    except CorruptChunkError as e:
+        report.problems.append(_problem(e, array.path, e.chunk))
+        return
+    if layers[0] != 0 or np.any(np.diff(layers) <= 0) or layers[-1] > graph.n_vertices:
+        report.problems.append(Problem(array.path, None, f"the layer offsets must rise from 0 to at most {graph.n_vertices}"))
+        return
+    order, ends = levels(graph.indptr(), graph.edges()[:, 1].astype(np.int64), 0)
+    found = np.full(graph.n_vertices, -1, np.int64)
+    found[order] = np.repeat(np.arange(len(ends)), np.diff(np.concatenate([[0], ends])))
+    said = np.full(graph.n_vertices, -1, np.int64)
+    said[: layers[-1]] = np.repeat(np.arange(len(layers) - 1), np.diff(layers))
+    wrong = np.flatnonzero(found != said)
+    if len(wrong):
+        v = int(wrong[0])
+        where = lambda level: f"layer {level}" if level >= 0 else "no layer"
+        report.problems.append(Problem(array.path, None, f"vertex {v} is in {where(said[v])}, but a BFS from the root puts it in {where(found[v])}"))
 
 
 def _check_transpose(graph: Graph, forward: _Sums, reverse: _Sums, report: VerifyReport) -> None:

@@ -76,14 +76,15 @@ def layers(indptr: np.ndarray, indices: np.ndarray, root: int) -> tuple[np.ndarr
     n = len(indptr) - 1
     if not 0 <= root < n:
         raise ValueError(f"the root must be a vertex of the graph (0 .. {n - 1}), got {root}")
-    order, ends = _levels(np.asarray(indptr, np.int64), indices, root)
+    order, ends = levels(np.asarray(indptr, np.int64), indices, root)
     rest = np.ones(n, np.bool_)
     rest[order] = False
     return invert(np.concatenate([order, np.flatnonzero(rest)])), np.concatenate([[0], ends]).astype(np.int64)
 
 
-def _levels(ptr, adj, root):
-    """BFS from ``root``: the vertices reached, level by level, and where each level ends."""
+def levels(ptr, adj, root):
+    """BFS from ``root`` over out-edges: the vertices reached, level by level, and where each
+    level ends."""
     n = len(ptr) - 1
     order, ends = np.empty(n, np.int64), np.empty(n, np.int64)
     tail, levels = _levels_from(ptr, adj, root, np.zeros(n, np.bool_), order, 0, ends)
