@@ -196,3 +196,11 @@ def test_verify_checks_the_layers_are_the_bfs_levels(tmp_path):
     zarr.open_group(str(tmp_path / "v.gt"))["layers"][:] = np.array([0, 1, 2, 5, 7], np.uint64)  # rising, but not the levels
     report = gt.verify(gt.open(tmp_path / "v.gt"))
     assert not report.ok and "vertex 2 is in layer 2, but a BFS from the root puts it in layer 1" in str(report)
+
+
+def test_split_over_devices_a_layer_a_push(stores):
+    g = stores["csr"]
+    one = gt.bfs(g, g.root, direction="push", device="cpu")
+    two = gt.bfs(g, g.root, direction="push", device="cpu", devices=2)
+    assert two.stats["traversal"] == "layers" and len(two.stats["iterations"]) == len(g.layers) - 1  # no group: parts merge after each layer
+    np.testing.assert_array_equal(two.distances, one.distances)
