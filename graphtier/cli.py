@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, advise, recode, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
+"""The ``graphtier`` command line: generate, convert, advise, recode, approximate, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
@@ -25,6 +25,7 @@ import graphtier as gt
 from . import plot, temps
 from .codecs import FORMATS
 from .engine.advise import ALGORITHMS, GOALS, SAMPLE_EDGES
+from .engine.approximate import TRANSFORMS
 from .engine.build import AUTO, CHUNK_EDGES
 from .errors import CorruptChunkError, DeviceError, EmptyGraphError, GraphtierError, InputError, PartDiedError, StoreError, StoreExistsError
 from .partition.order import ORDERS
@@ -120,6 +121,20 @@ def cmd_recode(args) -> None:
     _emit(args, {**info, "seconds": seconds}, f"{g}\nrecoded in {seconds:.2f} s, {_bits(info['bits_per_edge']['total'])} bits per edge in all")
 
 
+def cmd_approximate(args) -> None:
+    t = time.perf_counter()
+    knobs = {k: v for k, v in (("threshold", args.threshold), ("share", args.share), ("warp", args.warp)) if v is not None}
+    g = gt.approximate(args.source, args.store, args.transform, overwrite=args.overwrite, **knobs)
+    seconds = time.perf_counter() - t
+    info = g.info()
+    a = info["approximation"]
+    _emit(args, {**info, "seconds": seconds}, f"{g}\n{a['transform']} of {a['source']} ({_knobs(a['knobs'])}): {a['added_edges']:,} edges added in {seconds:.2f} s")
+
+
+def _knobs(knobs: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in knobs.items())
+
+
 def cmd_info(args) -> None:
     info = gt.open(args.store).info()
     if args.json:
@@ -134,6 +149,8 @@ def cmd_info(args) -> None:
         f"degree       max {deg['max']:,}, mean {deg['mean']:.2f}",
         "bits/edge    " + (", ".join(f"{k} {_bits(b[k])}" for k in ("payload", "index", "indptr", "total")) if info["n_edges"] else "n/a (no edges)"),
         f"reverse      {'yes' if 'reverse' in info else 'no'}",
+        *([f"layered      {info['layered']['layers']:,} layers from root {info['layered']['root']} ({info['layered']['reached']:,} vertices reached)"] if "layered" in info else []),
+        *([f"approximate  {a['transform']} of {a['source']} ({_knobs(a['knobs'])}), {a['added_edges']:,} edges added"] if (a := info.get("approximation")) else []),
         f"verified     no: info reads the metadata and chunk headers only; graphtier verify {args.store} reads every chunk",
     ]
     print("\n".join(lines))
@@ -434,6 +451,15 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--format", default=None, choices=list(FORMATS), help="default: the source's")
     rec.add_argument("--chunk-edges", type=int, default=None, help="default: the source's")
     rec.add_argument("--overwrite", action="store_true", help="replace an existing store")
+
+    approx = command("approximate", cmd_approximate, "write an approximate store (Graffix's transforms): faster on the GPU, answers a little off")
+    approx.add_argument("source", help="existing store (left as it is)")
+    approx.add_argument("store", help="new store")
+    approx.add_argument("--transform", default="divergence", choices=list(TRANSFORMS), help="divergence: 2-hop edges for vertices a little short of their warp's largest degree")
+    approx.add_argument("--threshold", type=float, default=None, help="divergence: top up vertices short by less than this share of their warp's largest degree (default 0.3)")
+    approx.add_argument("--share", type=float, default=None, help="divergence: to this share of it (default 0.85)")
+    approx.add_argument("--warp", type=int, default=None, help="divergence: vertices per warp (default 32)")
+    approx.add_argument("--overwrite", action="store_true", help="replace an existing store")
 
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")
     info.add_argument("store")

@@ -193,3 +193,22 @@ def test_bfs_split_over_devices(streamed, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["bfs", str(store), "--source", str(source), "--devices", "0,0"])
     assert e.value.code == 2 and "--devices" in capsys.readouterr().err
+
+
+def test_layered_and_approximate_stores(tmp_path, capsys):
+    edges = tmp_path / "g.txt"
+    run(capsys, "generate", "grid", "--rows", 12, "--cols", 9, "-o", edges)
+    layered = tmp_path / "l.gt"
+    assert run(capsys, "convert", edges, layered, "--order", "layered", "--root", 0)[0] == 0
+    code, out, _ = run(capsys, "info", layered)
+    assert code == 0 and "layered      20 layers from root 0 (108 vertices reached)" in out
+    code, out, _ = run(capsys, "bfs", layered, "--source", 0, "--device", "cpu")
+    assert code == 0 and "by layers" in out
+    code, out, _ = run(capsys, "sssp", layered, "--source", 5, "--device", "cpu", "--json")
+    assert code == 0 and json.loads(out)["traversal"] == "frontier (source 5 is not the layered store's root 0)"
+    approx = tmp_path / "a.gt"
+    code, out, _ = run(capsys, "approximate", layered, approx, "--threshold", 0.6, "--json")
+    made = json.loads(out)["approximation"]
+    assert code == 0 and made["transform"] == "divergence" and made["knobs"]["threshold"] == 0.6 and made["source"] == str(layered)
+    code, out, _ = run(capsys, "info", approx)
+    assert f"approximate  divergence of {layered} (threshold 0.6, share 0.85, warp 32), {made['added_edges']:,} edges added" in out

@@ -5,6 +5,7 @@ from ..algorithms import ConvergenceError
 from ..runtime import Config
 from ..runtime.results import BetweennessResult, BFSResult, ColoringResult, ComponentsResult, IndependentSetResult, MSTResult, PageRankResult, SSSPResult
 from .advise import Advice, advise
+from .approximate import approximate, inaccuracy
 from .build import build, recode
 from .graph import Graph, open
 from .query import query
@@ -39,11 +40,13 @@ __all__ = [
     "SSSPResult",
     "VerifyReport",
     "advise",
+    "approximate",
     "betweenness_centrality",
     "bfs",
     "build",
     "connected_components",
     "greedy_color",
+    "inaccuracy",
     "maximal_independent_set",
     "minimum_spanning_tree",
     "open",

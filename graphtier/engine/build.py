@@ -50,6 +50,7 @@ def build(
     overwrite: bool = False,
     allow_empty: bool = False,
     progress: bool | None = None,
+    attributes: dict | None = None,
 ) -> Graph:
     """Build a graph store from ``source`` and open it.
 
@@ -70,7 +71,8 @@ def build(
     root run a kernel per layer with no frontier (``algorithms/layered.py``). ``reverse`` also stores the transposed graph
     (for pull traversals). The store appears only once it is complete. An input that leaves no
     edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
-    a graph.
+    a graph. ``attributes``: more group attributes, written with the rest (a derived store's
+    description: ``gt.approximate``'s ``approximation``).
     """
     if format not in (*FORMATS, AUTO):
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)} or {AUTO}")
@@ -135,6 +137,7 @@ def build(
                 "vertex_order": order,
                 "relabelled": relabel,
                 "id_dtype": dtype.name,
+                **(attributes or {}),
                 **layered,
                 **forward,
                 "build": {

@@ -334,6 +334,7 @@ class Graph:
             "id_dtype": self.attrs["id_dtype"],
             "vertex_order": self.attrs.get("vertex_order"),
             **({"layered": self.attrs["layered"]} if self.layers is not None else {}),
+            **({"approximation": self.attrs["approximation"]} if "approximation" in self.attrs else {}),
             "relabelled": self.attrs.get("relabelled", False),
             "degree": self.attrs.get("degree"),
             "build": self.attrs.get("build"),
