@@ -174,10 +174,10 @@ def test_small_layers_share_a_push(stores):
     alg.layers = np.array([0, 1, 3, 6, 10, 11, 12])
     alg.ends = push_ends(np.array([True, True, False, True, True, True]))
     assert alg.batch(run) == 3
-    pushes = [alg.group(run) for _ in range(3)]
+    pushes = [alg.next_push(run) for _ in range(3)]
     assert isinstance(pushes[0], Spans) and (pushes[0].first, pushes[0].count) == (0, 2) and pushes[1] == Span(3, 6) and (pushes[2].first, pushes[2].count) == (3, 3)
     alg.next_layer = 4  # a sweep restarting inside a group starts its push there
-    assert alg.batch(run) == 1 and alg.group(run).first == 4
+    assert alg.batch(run) == 1 and alg.next_push(run).first == 4
 
 
 def test_spans_need_a_functor_without_a_per_span_argument(stores):

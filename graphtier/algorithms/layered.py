@@ -97,7 +97,7 @@ class Layers:
     def batch(self, run: Run) -> int:
         return self.pushes_from(self.next_layer)
 
-    def group(self, run: Run) -> Span | Spans:
+    def next_push(self, run: Run) -> Span | Spans:
         """The next push's vertices: a layer, or the small ones from it to the next large one."""
         first = self.next_layer
         end = self.next_layer = int(self.ends[first])
@@ -133,7 +133,7 @@ class LayeredBFS(Layers, BFS):
         self._layers(graph)
 
     def step(self, run: Run) -> None:
-        run.advance(VISIT_NEXT, run.state["dist"], run.state["parent"], input=self.group(run))
+        run.advance(VISIT_NEXT, run.state["dist"], run.state["parent"], input=self.next_push(run))
         run.iterations[-1]["direction"] = "push"
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
@@ -179,7 +179,7 @@ class LayeredSSSP(Layers, SSSP):
             SSSP.step(self, run)
             return
         s, far = run.state, run.queues["far"]
-        run.advance(SWEEP_RELAX, s["dist"], s["layers"], len(self.layers), far.ids, far.row, s["far_marks"], input=self.group(run))
+        run.advance(SWEEP_RELAX, s["dist"], s["layers"], len(self.layers), far.ids, far.row, s["far_marks"], input=self.next_push(run))
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         if not self.planned:
