@@ -134,6 +134,8 @@ def test_same_results_under_every_budget(stores, fmt):
         for budget in tight_budgets(g, resident.stats["state_bytes"]):
             r = f(**budget)
             assert r.stats["traversal"] == "layers"
+            if isinstance(r, gt.BFSResult):  # layers whose lists one round holds share a push
+                assert len(r.stats["iterations"]) <= len(g.layers) - 1
             np.testing.assert_array_equal(r.distances, resident.distances, err_msg=str(budget))
             if isinstance(r, gt.SSSPResult):
                 np.testing.assert_array_equal(r.parents, resident.parents, err_msg=str(budget))
@@ -163,10 +165,15 @@ def test_root_options_and_a_damaged_layers_array(tmp_path):
 
 
 def test_small_layers_share_a_push(stores):
-    from graphtier.algorithms.layered import LayeredBFS, push_ends
+    from graphtier.algorithms.layered import LayeredBFS, push_ends, round_ends
     from graphtier.runtime import Config, Run, Span, Spans
 
     assert push_ends(np.array([True, True, False, True, True, True])).tolist() == [2, 2, 3, 6, 6, 6]
+    # streamed: lists of layers 0-1 in chunk 0, 2 in chunks 0-2, 3-5 in chunk 2; rounds of 2 chunks
+    layers, indptr = np.array([0, 1, 2, 3, 4, 5, 6]), np.array([0, 4, 8, 30, 31, 32, 33])
+    furthest = round_ends(layers, indptr, 10, 2)
+    assert furthest.tolist() == [2, 2, 2, 6, 6, 6] and push_ends(np.array([True, True, False, True, True, True]), furthest).tolist() == [2, 2, 3, 6, 6, 6]
+    assert push_ends(np.ones(6, bool), round_ends(layers, indptr, 10, 1)).tolist() == [2, 2, 3, 6, 6, 6]  # layer 2 alone spans 3 chunks
     g = stores["csr"]
     alg = LayeredBFS(g)
     run = Run(alg, g, Config(device="cpu"))

@@ -4,7 +4,9 @@ A store built with ``order="layered"`` numbers its vertices level by level of a 
 (``partition.order.layers``), so layer i is a span of vertices and its out-edges one contiguous
 run of chunks. From the root, a traversal needs no frontier: it pushes from each layer in turn,
 every span known before the run starts, so the whole run is launched at once and the host reads
-nothing back until it ends (out of core, each layer's chunks stream in store order). Unlike the
+nothing back until it ends. Consecutive small layers share a push (one block, one launch); out of
+core, as many as one round of the scheduler's sweep holds the lists of (WolfPath's layer groups
+that fit the device budget), their chunks streaming in store order. Unlike the
 paper's construction no edge is dropped, which keeps SSSP exact:
 
 - BFS: one push per layer claims the next layer (every edge reaches a layer at most one deeper);
@@ -61,11 +63,22 @@ def small_layers(layers: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     return (indptr[layers[1:]] - indptr[layers[:-1]]) < SPANS_EDGES
 
 
-def push_ends(small: np.ndarray) -> np.ndarray:
+def push_ends(small: np.ndarray, furthest: np.ndarray | None = None) -> np.ndarray:
     """Where a push from each layer ends: a small layer's at the next large one (or the last
-    layer's end), a large layer's after itself."""
+    layer's end), a large layer's after itself; and no further than ``furthest`` (each layer's
+    last end whose lists one round of the scheduler holds), but past the layer itself."""
     large = np.append(np.flatnonzero(~small), len(small))
-    return np.where(small, large[np.searchsorted(large, np.arange(len(small)))], np.arange(1, len(small) + 1))
+    after = np.arange(1, len(small) + 1)
+    ends = np.where(small, large[np.searchsorted(large, np.arange(len(small)))], after)
+    return ends if furthest is None else np.maximum(np.minimum(ends, furthest), after)
+
+
+def round_ends(layers: np.ndarray, indptr: np.ndarray, chunk_edges: int, round_chunks: int) -> np.ndarray:
+    """For each layer, the furthest end of a push from it whose lists lie in at most
+    ``round_chunks`` consecutive chunks: WolfPath's layer groups that fit the device budget."""
+    starts = indptr[layers]
+    limit = (starts[:-1] // chunk_edges + round_chunks) * chunk_edges  # the edges such chunks end at
+    return np.searchsorted(starts, limit, side="right") - 1
 
 
 class Layers:
@@ -84,8 +97,14 @@ class Layers:
     def start(self, run: Run) -> None:
         super().start(run)
         run.state["layers"][:] = run.xp.asarray(self.layers)
-        together = not run.streams("out") and run.part is None  # one launch needs every list at hand
-        self.ends = push_ends(small_layers(self.layers, run.graph.indptr()) if together else np.zeros(len(self.layers) - 1, bool))
+        indptr = run.graph.indptr()
+        if run.part is not None:  # the parts merge after every layer
+            self.ends = push_ends(np.zeros(len(self.layers) - 1, bool))
+        elif not run.streams("out"):
+            self.ends = push_ends(small_layers(self.layers, indptr))
+        else:  # streamed: a push's lists in one round of the scheduler
+            source = run.sources["out"]
+            self.ends = push_ends(small_layers(self.layers, indptr), round_ends(self.layers, indptr, source.chunk_edges, source.round_chunks))
 
     def pushes_from(self, layer: int) -> int:
         """Pushes from ``layer`` to the last layer."""

@@ -121,11 +121,11 @@ class CudaOperators:
         push, hubs, *spans = self._functor_kernels(f)
         marks = self.run.frontier.marks if dedup else _NULL
         words = functor_words(args)
-        if isinstance(input, Spans):  # the edges are resident (Run.advance): one round, one block
-            (table,) = source.rounds(None)
+        if isinstance(input, Spans):  # every list in one round (Run.advance): one block
             bounds = np.uint64(input.device.data.ptr + 8 * input.first)
             block = min(SPANS_BLOCK, spans[0].max_threads_per_block) // 32 * 32  # ef's and cgr's decoders hold more registers
-            spans[0]((1,), (block,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
+            for table in source.rounds(None, span_of(input)):  # launched inside: the round's slots stay until it is done
+                spans[0]((1,), (block,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
             return
         ids, row = self._set(input)
         fresh = ids is _NULL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)

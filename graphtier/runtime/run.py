@@ -22,7 +22,7 @@ from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from . import parts
 from .config import Config
-from .frontier import ALL, Frontier, Queue, Span, Spans
+from .frontier import ALL, Frontier, Queue, Span, Spans, span_of
 from .functors import Advance, Compute, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
@@ -151,7 +151,7 @@ class Run:
     def advance(self, functor: Advance, *args, edges: str = "out", input: Queue | Span | Spans | str | None = None, output: Queue | None = None, dedup: bool = False, drain: bool = False) -> None:
         """Push from ``input`` (the frontier by default) through out-edges into ``output`` (the next
         frontier by default), once per vertex with ``dedup``; from ``Spans``, one span after another
-        (in one launch where the edges are resident). ``drain`` (with ``dedup``), where
+        (in one launch where one round holds every list they read). ``drain`` (with ``dedup``), where
         the CPU holds the edges whole (``drains``): push on from every vertex the functor queues
         until none is left, all that follows from one input vertex before the next, skipping input
         vertices already pushed from; ``output`` gets none, and a propagation costs one call instead
@@ -161,7 +161,8 @@ class Run:
         if isinstance(input, Spans):
             if not functor.spans:
                 raise ValueError(f"{functor.cuda} does not push from several spans in one launch (it is not declared with spans=True)")
-            if self.streams(edges) or self.part is not None:  # each span's chunks come in turn; parts merge after each
+            source = self.sources[edges]
+            if self.part is not None or (self.streams(edges) and source.span_chunks(*span_of(input)) > source.round_chunks):  # parts merge after each; a round holds too few chunks
                 for span in input.spans():
                     self.advance(functor, *args, edges=edges, input=span, output=output, dedup=dedup)
                 return

@@ -481,8 +481,7 @@ class Scheduler:
         n = chunks.stop
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= OVERLAP_SLOTS
-        # copies: the slots two rounds of them leave keep the prefix of the graph they hold
-        batch = self.host.n_slots if in_place else max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
+        batch = self._sweep_batch()
         previous: list[int] = []
         c = chunks.start
         while c < n:
@@ -513,6 +512,26 @@ class Scheduler:
             previous = hits + take
             yield from self._round(it, device, {})
         self.round_vertices = (0, self.n_vertices)
+
+    def _sweep_batch(self) -> int:
+        """The chunks a sweep's round reads from the host tier (copies: the slots two rounds of
+        them leave keep the prefix of the graph they hold)."""
+        if self.zero_copy == "always":
+            return self.host.n_slots
+        overlap = self.device.n_slots >= OVERLAP_SLOTS
+        return max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
+
+    @property
+    def round_chunks(self) -> int:
+        """The most consecutive chunks a sweep of a span reads in one round, whatever the tiers
+        hold: a span over no more has all its lists at hand in one table."""
+        if self.steps_aside and (self.zero_copy == "always" or len(self.device) == len(self.mine)):
+            return self.n_chunks  # static: one round
+        return self._sweep_batch()
+
+    def span_chunks(self, v0: int, v1: int) -> int:
+        """How many chunks hold the lists of vertices ``v0 .. v1 - 1`` (this part's)."""
+        return len(self._span_chunks(v0, v1))
 
     def _vertices(self, c0: int, c1: int) -> tuple[int, int]:
         """The vertices whose lists have edges in chunks [c0, c1)."""
