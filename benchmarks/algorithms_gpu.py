@@ -40,7 +40,7 @@ from pathlib import Path
 import ecl
 import emogi
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish
+from harness import RESULTS_DIR, machine_info, publish, timed
 
 import graphtier as gt
 from graphtier.tiering.scheduler import fixed_bytes
@@ -111,18 +111,6 @@ def chunk_bytes(g: gt.Graph) -> int:
     """The bytes of a store's chunks, its reverse graph's too where it has one."""
     graphs = (g.chunks(), g.chunks(reverse=True)) if g.directed and g.has_reverse else (g.chunks(),)
     return sum(h.total_bytes for c in graphs for h in c.headers(range(c.n_chunks)))
-
-
-def timed(fn, repeat: int) -> tuple[float, float, object]:
-    """(median CUDA-event ms, median wall ms, last result) after a warm-up call."""
-    fn()
-    ms, wall = [], []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        r = fn()
-        wall.append((time.perf_counter() - t) * 1e3)
-        ms.append(r.stats["seconds"] * 1e3)
-    return statistics.median(ms), statistics.median(wall), r
 
 
 def emogi_rows(peer: Path, scratch: Path, csr, name: str, sources: list[int], algorithms: list[str], repeat: int, reference: dict) -> list[dict]:

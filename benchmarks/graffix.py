@@ -17,14 +17,13 @@ build time and edges added. The paper's goals: geometric-mean speed-ups 1.16x (c
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish
+from harness import RESULTS_DIR, machine_info, publish, timed
 from layered import edges_of
 
 import graphtier as gt
@@ -37,13 +36,6 @@ ALGORITHMS = {
     "mst": lambda g, s, a: gt.minimum_spanning_tree(g, device=a.device),
     "cc": lambda g, s, a: gt.connected_components(g, device=a.device),
 }
-
-
-def timed(call, repeat: int):
-    """(the last result, median seconds by the run's own clock) after a warm-up call."""
-    call()
-    runs = [call() for _ in range(repeat)]
-    return runs[-1], statistics.median(r.stats["seconds"] for r in runs)
 
 
 def run_graph(name: str, args) -> list[dict]:
@@ -59,17 +51,17 @@ def run_graph(name: str, args) -> list[dict]:
         built = time.perf_counter() - t
         added = approx.info()["approximation"]["added_edges"]
         for alg in args.algorithms:  # the exact run timed again beside each approximate one
-            reference, seconds = timed(lambda f=ALGORITHMS[alg]: f(exact, source, args), args.repeat)
-            result, approx_seconds = timed(lambda g=approx, f=ALGORITHMS[alg]: f(g, source, args), args.repeat)
+            exact_ms, _, reference = timed(lambda f=ALGORITHMS[alg]: f(exact, source, args), args.repeat)
+            approx_ms, _, result = timed(lambda g=approx, f=ALGORITHMS[alg]: f(g, source, args), args.repeat)
             rows.append(
                 {
                     "graph": name,
                     "transform": args.transform,
                     args.knob: value,
                     "algorithm": alg,
-                    "exact_ms": round(seconds * 1e3, 2),
-                    "approx_ms": round(approx_seconds * 1e3, 2),
-                    "speedup": round(seconds / approx_seconds, 3),
+                    "exact_ms": round(exact_ms, 2),
+                    "approx_ms": round(approx_ms, 2),
+                    "speedup": round(exact_ms / approx_ms, 3),
                     "inaccuracy": round(gt.inaccuracy(reference, result), 5),
                     "edges_added": added,
                     "extra_space": round(added / exact.n_edges, 4),

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish
+from harness import RESULTS_DIR, machine_info, publish, timed
 
 import graphtier as gt
 
@@ -61,18 +60,6 @@ def build(name: str, folder: Path, order: str) -> tuple[gt.Graph, float]:
     return g, time.perf_counter() - t
 
 
-def timed(call, repeat: int) -> tuple[object, float, float]:
-    """(the last result, median GPU ms, median wall ms) after a warm-up call."""
-    call()
-    gpu, wall = [], []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        r = call()
-        wall.append(time.perf_counter() - t)
-        gpu.append(r.stats["seconds"])
-    return r, 1e3 * statistics.median(gpu), 1e3 * statistics.median(wall)
-
-
 def same(a, b) -> bool:
     """Equal distances (SSSP's parents break ties by the store's ids, which the orders number apart)."""
     return bool(np.array_equal(a.distances, b.distances))
@@ -98,7 +85,7 @@ def run_graph(name: str, args, pinned_gbps: float | None) -> list[dict]:
                 budget = {"device_memory": state + int(args.share * layered.resident_size(weights=algorithm == "sssp")) + (8 << 20), "zero_copy": "never"}
             results = {}
             for store, g in (("frontier", natural), ("layered", layered)):
-                r, gpu_ms, wall_ms = timed(lambda g=g: call(g, device=args.device, **budget), args.repeat)
+                gpu_ms, wall_ms, r = timed(lambda g=g: call(g, device=args.device, **budget), args.repeat)
                 results[store] = r
                 moved = r.stats["bytes_host_to_device"]
                 rows.append(

@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from algorithms_gpu import timed, weighted_kronecker
-from harness import RESULTS_DIR, machine_info, publish
+from algorithms_gpu import weighted_kronecker
+from harness import RESULTS_DIR, machine_info, publish, timed
 
 import graphtier as gt
 
