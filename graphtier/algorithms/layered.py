@@ -50,17 +50,22 @@ def first_pull(graph) -> int | None:
     """The first layer at which direction-optimising BFS from the root would pull (``Direction``'s
     switch fed the layers' sizes), None where it would push throughout."""
     policy = Direction(graph, "auto")
-    indptr, layers = graph.indptr(), graph.layers
-    for i, (size, edges) in enumerate(zip(np.diff(layers), indptr[layers[1:]] - indptr[layers[:-1]])):
+    for i, (size, edges) in enumerate(zip(np.diff(graph.layers), layer_edges(graph.layers, graph.indptr()))):
         if policy.next(int(size), int(edges)):
             return i
     return None
 
 
+def layer_edges(layers: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Each layer's out-edges (its lists are one run of the edge list)."""
+    starts = indptr[layers]
+    return starts[1:] - starts[:-1]
+
+
 def small_layers(layers: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     """Which layers have fewer than SPANS_EDGES out-edges: consecutive ones share a push (one
     block, one launch). WolfPath merges small layers to fill the GPU; here they share a launch."""
-    return (indptr[layers[1:]] - indptr[layers[:-1]]) < SPANS_EDGES
+    return layer_edges(layers, indptr) < SPANS_EDGES
 
 
 def push_ends(small: np.ndarray, furthest: np.ndarray | None = None) -> np.ndarray:

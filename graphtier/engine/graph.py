@@ -41,6 +41,14 @@ def perm_problem(perm: np.ndarray, n_vertices: int, relabelled: bool) -> str | N
     return None
 
 
+def layers_problem(layers: np.ndarray, n_vertices: int) -> str | None:
+    """What is wrong with a layered store's layer offsets, None if nothing: rising from 0, each
+    layer holding a vertex, to at most the vertex count."""
+    if layers[0] != 0 or np.any(np.diff(layers) <= 0) or layers[-1] > n_vertices:
+        return f"the layer offsets must rise from 0 to at most {n_vertices}"
+    return None
+
+
 class Graph:
     """A graph store opened read-only. Cheap to create; arrays load on first use."""
 
@@ -131,8 +139,9 @@ class Graph:
         if self.attrs.get("vertex_order") != "layered":
             return None
         layers = read_vector(self._array(schema.LAYERS), self.location).astype(np.int64)
-        if layers[0] != 0 or np.any(np.diff(layers) <= 0) or layers[-1] > self.n_vertices:
-            raise CorruptChunkError(f"the layer offsets must rise from 0 to at most {self.n_vertices}", array=schema.LAYERS, store=self.location)
+        problem = layers_problem(layers, self.n_vertices)
+        if problem:
+            raise CorruptChunkError(problem, array=schema.LAYERS, store=self.location)
         return layers
 
     @property

@@ -24,7 +24,7 @@ from ..partition.order import levels
 from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
 from .build import degree_summary
-from .graph import Graph, perm_problem
+from .graph import Graph, layers_problem, perm_problem
 
 BATCH = 8  # chunks read at a time (concurrently)
 _MASK = (1 << 64) - 1
@@ -216,8 +216,9 @@ def _check_layers(graph: Graph, report: VerifyReport) -> None:
     except CorruptChunkError as e:
         report.problems.append(_problem(e, array.path, e.chunk))
         return
-    if layers[0] != 0 or np.any(np.diff(layers) <= 0) or layers[-1] > graph.n_vertices:
-        report.problems.append(Problem(array.path, None, f"the layer offsets must rise from 0 to at most {graph.n_vertices}"))
+    problem = layers_problem(layers, graph.n_vertices)
+    if problem:
+        report.problems.append(Problem(array.path, None, problem))
         return
     order, ends = levels(graph.indptr(), graph.edges()[:, 1].astype(np.int64), 0)
     found = np.full(graph.n_vertices, -1, np.int64)
