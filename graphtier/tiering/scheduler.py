@@ -377,7 +377,7 @@ class Scheduler:
             demand = self._mine_only(demand)
         it = dict.fromkeys(COUNTERS, 0) | {"transfer_seconds": 0.0, "compute_seconds": 0.0, "_marks": [], "_in_place": None}
         self.iterations.append(it)
-        if self.steps_aside and (not sweep or self.zero_copy == "always" or len(self.device) == len(self.mine)):
+        if self.static_sweep if sweep else self.steps_aside:
             yield from self._static_round(it, demand)
         elif sweep:
             yield from self._sweep_rounds(it, chunks)
@@ -522,12 +522,16 @@ class Scheduler:
         return max(1, min(self.device.n_slots // (3 if overlap else 1), SWEEP_ROUND_BYTES // self.memory.slot_bytes, self.host.n_slots // 2))
 
     @property
+    def static_sweep(self) -> bool:
+        """Whether a sweep is one round over the chunks where they are: all on the device, or read
+        in place where they all are."""
+        return self.steps_aside and (self.zero_copy == "always" or len(self.device) == len(self.mine))
+
+    @property
     def round_chunks(self) -> int:
         """The most consecutive chunks a sweep of a span reads in one round, whatever the tiers
         hold: a span over no more has all its lists at hand in one table."""
-        if self.steps_aside and (self.zero_copy == "always" or len(self.device) == len(self.mine)):
-            return self.n_chunks  # static: one round
-        return self._sweep_batch()
+        return self.n_chunks if self.static_sweep else self._sweep_batch()
 
     def span_chunks(self, v0: int, v1: int) -> int:
         """How many chunks hold the lists of vertices ``v0 .. v1 - 1`` (this part's)."""
