@@ -88,12 +88,13 @@ TIMES = ("ms", "graphtier_ms", "seconds")  # the column a results chart draws, t
 
 
 def write_results(name: str, rows: list[dict], meta: dict, out_dir: str | Path = RESULTS_DIR, tag: str | None = None) -> tuple[Path, Path]:
-    """Write ``<name>-<date>-<host>[-<tag>].json`` (rows, meta, machine) and a markdown table beside
+    """Write ``<name>-<date>-<gpu or host>[-<tag>].json`` (rows, meta, machine) and a markdown table beside
     it, and where matplotlib is installed a chart of the rows' times (``.png``); ``-2``, ``-3``...
     after that where a run of the same day is there already (kept)."""
     machine = meta.get("machine") or machine_info()
     meta = {**meta, "machine": machine}
-    host = re.sub(r"[^A-Za-z0-9_.-]", "_", machine["host"])
+    where = "-".join(machine["gpu"].lower().split()[:2]) if machine.get("gpu") else machine["host"]  # "nvidia-h100", or the host
+    host = re.sub(r"[^A-Za-z0-9_.-]", "_", where)
     suffix = "-" + re.sub(r"[^A-Za-z0-9_.-]", "_", tag) if tag else ""
     base = Path(out_dir) / f"{name}-{machine['date'][:10]}-{host}{suffix}"
     stem, n = base, 1

@@ -82,7 +82,9 @@ def run_graph(name: str, args, pinned_gbps: float | None) -> list[dict]:
             budget = {}
             if region == "streamed":
                 state = call(layered, device=args.device).stats["state_bytes"]
-                budget = {"device_memory": state + int(args.share * layered.resident_size(weights=algorithm == "sssp")) + (8 << 20), "zero_copy": "never"}
+                weights = algorithm == "sssp"
+                slots = 3 * layered.chunk_edges * (8 if weights else 4)  # at least three chunk slots (ids and weights), as a streamed sweep needs
+                budget = {"device_memory": state + max(int(args.share * layered.resident_size(weights=weights)), slots) + (8 << 20), "zero_copy": "never"}
             results = {}
             for store, g in (("frontier", natural), ("layered", layered)):
                 gpu_ms, wall_ms, r = timed(lambda g=g: call(g, device=args.device, **budget), args.repeat)

@@ -123,12 +123,19 @@ def cmd_recode(args) -> None:
 
 def cmd_approximate(args) -> None:
     t = time.perf_counter()
-    knobs = {k: v for k, v in (("threshold", args.threshold), ("share", args.share), ("warp", args.warp)) if v is not None}
+    knobs = {k: v for k, v in (("threshold", args.threshold), ("share", args.share), ("warp", args.warp), ("k", args.k)) if v is not None}
+    if unknown := sorted(set(knobs) - set(TRANSFORMS[args.transform])):
+        raise ValueError(f"{', '.join('--' + k for k in unknown)}: not a knob of {args.transform}, which takes {', '.join('--' + k for k in TRANSFORMS[args.transform])}")
     g = gt.approximate(args.source, args.store, args.transform, overwrite=args.overwrite, **knobs)
     seconds = time.perf_counter() - t
     info = g.info()
     a = info["approximation"]
-    _emit(args, {**info, "seconds": seconds}, f"{g}\n{a['transform']} of {a['source']} ({_knobs(a['knobs'])}): {a['added_edges']:,} edges added in {seconds:.2f} s")
+    _emit(args, {**info, "seconds": seconds}, f"{g}\n{a['transform']} of {a['source']} ({_knobs(a['knobs'])}): {_added(a)} in {seconds:.2f} s")
+
+
+def _added(a: dict) -> str:
+    replicas = f", {a['replicas']:,} replicas in {a['replicas'] + a['holes']:,} holes" if "replicas" in a else ""
+    return f"{a['added_edges']:,} edges added{replicas}"
 
 
 def _knobs(knobs: dict) -> str:
@@ -150,7 +157,7 @@ def cmd_info(args) -> None:
         "bits/edge    " + (", ".join(f"{k} {_bits(b[k])}" for k in ("payload", "index", "indptr", "total")) if info["n_edges"] else "n/a (no edges)"),
         f"reverse      {'yes' if 'reverse' in info else 'no'}",
         *([f"layered      {info['layered']['layers']:,} layers from root {info['layered']['root']} ({info['layered']['reached']:,} vertices reached)"] if "layered" in info else []),
-        *([f"approximate  {a['transform']} of {a['source']} ({_knobs(a['knobs'])}), {a['added_edges']:,} edges added"] if (a := info.get("approximation")) else []),
+        *([f"approximate  {a['transform']} of {a['source']} ({_knobs(a['knobs'])}), {_added(a)}"] if (a := info.get("approximation")) else []),
         f"verified     no: info reads the metadata and chunk headers only; graphtier verify {args.store} reads every chunk",
     ]
     print("\n".join(lines))
@@ -455,10 +462,21 @@ def _parser() -> argparse.ArgumentParser:
     approx = command("approximate", cmd_approximate, "write an approximate store (Graffix's transforms): faster on the GPU, answers a little off")
     approx.add_argument("source", help="existing store (left as it is)")
     approx.add_argument("store", help="new store")
-    approx.add_argument("--transform", default="divergence", choices=list(TRANSFORMS), help="divergence: 2-hop edges for vertices a little short of their warp's largest degree")
-    approx.add_argument("--threshold", type=float, default=None, help="divergence: top up vertices short by less than this share of their warp's largest degree (default 0.3)")
+    approx.add_argument(
+        "--transform",
+        default="divergence",
+        choices=list(TRANSFORMS),
+        help="divergence: 2-hop edges for vertices a little short of their warp's largest degree; coalesce: BFS levels renumbered in chunks of k, holes filled with replicas",
+    )
+    approx.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="divergence: top up vertices short by less than this share of their warp's largest degree (default 0.3); coalesce: replicate a vertex reaching this share of a chunk of the next level (default 0.6)",
+    )
     approx.add_argument("--share", type=float, default=None, help="divergence: to this share of it (default 0.85)")
     approx.add_argument("--warp", type=int, default=None, help="divergence: vertices per warp (default 32)")
+    approx.add_argument("--k", type=int, default=None, help="coalesce: slots a chunk holds, at most a warp (default 16)")
     approx.add_argument("--overwrite", action="store_true", help="replace an existing store")
 
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")

@@ -1,15 +1,21 @@
 """Graffix's approximations (``gt.approximate``, ``gt.inaccuracy``): the divergence transform adds
 exactly the 2-hop edges its rule names, each weighing the path it stands for, leaves the original
-store alone and says what it did; results compare vertex for vertex with the original's."""
+store alone and says what it did; coalescing lays out the digest's worked example exactly, and its
+replicas merge with their originals so that SSSP and BFS keep every distance and PageRank is the
+graph's with the added edges; results compare vertex for vertex with the original's."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import zarr
+from scipy.sparse import csgraph
 
 import graphtier as gt
-from graphtier.partition.graffix import divergence_edges
+from graphtier import store as schema
+from graphtier.errors import CorruptChunkError
+from graphtier.partition.graffix import coalesce_layout, divergence_edges
 
 
 def test_divergence_tops_up_the_vertices_a_little_short():
@@ -87,8 +93,10 @@ def test_inaccuracy_by_hand():
 
 def test_transforms_and_knobs_are_checked(weighted_kron, tmp_path):
     g, _ = weighted_kron
-    with pytest.raises(ValueError, match="'coalesce' is not built yet"):
-        gt.approximate(g, tmp_path / "c.gt", "coalesce")
+    with pytest.raises(ValueError, match="'latency' is not built yet"):
+        gt.approximate(g, tmp_path / "c.gt", "latency")
+    with pytest.raises(ValueError, match="k is the slots"):
+        gt.approximate(g, tmp_path / "c.gt", "coalesce", k=64)
     with pytest.raises(ValueError, match="unknown transform 'blur'"):
         gt.approximate(g, tmp_path / "b.gt", "blur")
     with pytest.raises(TypeError, match="not k"):
@@ -103,3 +111,128 @@ def test_a_directed_relabelled_store_keeps_its_ids_and_reverse(tmp_path):
     assert a.directed and a.has_reverse and np.array_equal(a.ids, g.ids) and a.n_edges > g.n_edges
     source = int(g.ids[0])
     assert gt.inaccuracy(gt.bfs(g, source, device="cpu"), gt.bfs(a, source, device="cpu")) < 0.5
+
+
+def test_coalescing_lays_out_the_digests_example():
+    # ../shared/papers/003-graffix.md, 1.5: k = 4, connectedness threshold 0.6
+    lists = {0: [3, 4, 5, 6, 7], 1: [6, 8, 9], 2: [10], 3: [8, 9, 10], 4: [9, 11]}
+    indptr = np.cumsum([0] + [len(lists.get(v, [])) for v in range(12)])
+    c = coalesce_layout(indptr, np.concatenate(list(lists.values())), None, k=4, threshold=0.6, symmetric=False)
+    slots = [0, 1, 2, None, 3, 6, 10, 4, 8, 5, 9, 7, 11]  # the digest's new -> original (its trailing holes 13-15 trimmed)
+    assert [slots.index(v) for v in range(12)] == c.slot.tolist()
+    assert c.copies.tolist() == [0, 1, 2, 0, *range(4, 13)] and c.levels == 3 and c.added == 1  # node 0 replicated into hole 3
+    rows = sorted(zip(c.src.tolist(), c.dst.tolist(), c.weight.tolist()))
+    lists = {s: sorted(d for s2, d, _ in rows if s2 == s) for s in {s for s, _, _ in rows}}
+    assert lists == {0: [9, 11], 1: [5, 8, 10], 2: [6], 3: [4, 5, 6, 7], 4: [6, 8, 10], 7: [10, 12]}
+    assert (3, 6, 2.0) in rows  # 0 -> 3 -> 10 as replica 3 -> new 6, weighing its path
+
+
+@pytest.fixture(scope="module", params=["symmetric", "directed"])
+def coalesced(request, tmp_path_factory):
+    d = tmp_path_factory.mktemp("coalesce")
+    symmetric = request.param == "symmetric"
+    edges = gt.generators.kronecker(11, edge_factor=8, seed=3)
+    w = np.random.default_rng(2).integers(1, 64, len(edges)).astype(np.float64)
+    g = gt.build(np.column_stack([edges, w]), d / "g.gt", symmetrize=symmetric, reverse=not symmetric, drop_self_loops=True, chunk_edges=2048, format="ef")
+    a = gt.approximate(g, d / "a.gt", "coalesce", threshold=0.2)
+    assert a.attrs["coalesced"]["replicas"] > 0
+    return g, a
+
+
+def merged(a: gt.Graph) -> sp.csr_matrix:
+    """The approximate store's edges in the input's ids, a replica's end its original's."""
+    e = a.refs_to_original(a.edges().astype(np.int64))
+    return sp.csr_matrix((a.group["weights"][:].astype(np.float64), (e[:, 0], e[:, 1])), shape=(a.n_original,) * 2)
+
+
+def test_a_coalesced_store_says_what_it_is(coalesced):
+    g, a = coalesced
+    facts, info = a.attrs["coalesced"], a.info()["approximation"]
+    assert info["transform"] == "coalesce" and info["knobs"] == {"k": 16, "threshold": 0.2} and info["replicas"] == facts["replicas"]
+    assert a.n_original == g.n_vertices == facts["originals"] and a.n_vertices == facts["originals"] + facts["replicas"] + facts["holes"]
+    copies = a.copies
+    replicas = np.flatnonzero((copies < a.n_vertices) & (copies != np.arange(a.n_vertices)))
+    assert len(replicas) == facts["replicas"] and np.all(copies[copies[replicas]] == copies[replicas])  # each copies a vertex
+    assert np.all(np.diff(a.indptr())[copies == a.n_vertices] == 0)  # holes hold no edges
+    m, am = matrix(g), merged(a)
+    assert (m != 0).multiply(am != 0).nnz == m.nnz and am.nnz == m.nnz + info["added_edges"] * (1 if g.directed else 2)  # none lost
+    assert gt.verify(a).ok
+
+
+def test_copies_merge_so_distances_stay_exact(coalesced):
+    """SSSP's distances are the original's (a 2-hop edge weighs its path); BFS's are the graph's
+    with the added edges (one hop for two); parents are tight edges of it; under every budget."""
+    g, a = coalesced
+    source = int(np.argmax(np.diff(g.indptr())))
+    am = merged(a)
+    hops = csgraph.shortest_path(am, unweighted=True, indices=source)
+    for f, expected in ((gt.sssp, gt.sssp(g, source, device="cpu").distances), (gt.bfs, np.where(np.isinf(hops), -1, hops))):
+        approx = f(a, source, device="cpu")
+        np.testing.assert_array_equal(approx.distances, expected)
+        reached = np.flatnonzero((approx.parents >= 0) & (np.arange(a.n_original) != source))
+        assert len(reached) == np.count_nonzero(np.isfinite(hops)) - 1
+        p = approx.parents[reached]
+        step = am[p, reached].A1 if f is gt.sssp else np.ones(len(p))
+        assert np.all(am[p, reached].A1 > 0) and np.array_equal(approx.distances[p] + step, approx.distances[reached])
+        state = approx.stats["state_bytes"]
+        for budget in ({"device_memory": state + (1 << 20), "zero_copy": "never"}, {"device_memory": state + (1 << 20), "zero_copy": "always"}):
+            np.testing.assert_array_equal(f(a, source, device="cpu", **budget).distances, expected)
+    many = gt.bfs(a, sources=[source, 0], device="cpu")  # one source at a time, each merging
+    np.testing.assert_array_equal(many[0].distances, gt.bfs(a, source, device="cpu").distances)
+
+
+def test_pagerank_on_a_coalesced_store_is_the_graphs_with_the_added_edges(coalesced, tmp_path):
+    g, a = coalesced
+    am = merged(a)
+    plain = gt.build(sp.csr_matrix((np.ones(am.nnz), am.indices, am.indptr), shape=am.shape), tmp_path / "m.gt", symmetrize=not g.directed, reverse=g.directed)
+    expected = gt.pagerank(plain, device="cpu").ranks
+    np.testing.assert_allclose(gt.pagerank(a, device="cpu").ranks, expected, rtol=0, atol=1e-9)
+    state = gt.pagerank(a, device="cpu").stats["state_bytes"]
+    streamed = gt.pagerank(a, device="cpu", device_memory=state + (1 << 20), zero_copy="never")
+    np.testing.assert_allclose(streamed.ranks, expected, rtol=0, atol=1e-9)
+    assert 0 < gt.inaccuracy(gt.pagerank(g, device="cpu"), gt.pagerank(a, device="cpu")) < 0.1
+
+
+def test_the_other_algorithms_see_replicas_as_vertices_and_report_the_originals(coalesced):
+    g, a = coalesced
+    am = merged(a)
+    cc = gt.connected_components(a, device="cpu")
+    assert len(cc.labels) == a.n_original and cc.n_components == len(np.unique(cc.labels))
+    assert gt.inaccuracy(gt.connected_components(g, device="cpu"), cc) < 0.05
+    bc = gt.betweenness_centrality(a, k=8, seed=1, device="cpu")
+    np.testing.assert_array_equal(bc.sources, gt.betweenness_centrality(g, k=8, seed=1, device="cpu").sources)
+    assert len(bc.centrality) == a.n_original
+    if g.directed:
+        scc = gt.strongly_connected_components(a, device="cpu")
+        assert len(scc.labels) == a.n_original and scc.n_components >= gt.strongly_connected_components(g, device="cpu").n_components - a.attrs["coalesced"]["replicas"]
+        return
+    exact, forest = gt.minimum_spanning_tree(g, device="cpu"), gt.minimum_spanning_tree(a, device="cpu")
+    assert np.all(forest.sources <= forest.destinations) and np.all(am[forest.sources, forest.destinations].A1 > 0)
+    assert forest.total_weight >= exact.total_weight and gt.inaccuracy(exact, forest) < 0.05
+    colors = gt.greedy_color(a, seed=1, device="cpu").colors
+    assert len(colors) == a.n_original
+
+
+def test_a_coalesced_store_runs_on_one_device(coalesced):
+    _, a = coalesced
+    with pytest.raises(ValueError, match="coalesced store .* does not run split"):
+        gt.bfs(a, 0, device="cpu", devices=2)
+
+
+def test_damaged_copies_are_named(coalesced, tmp_path):
+    import shutil
+
+    _, a = coalesced
+    bad = tmp_path / "bad.gt"
+    shutil.copytree(a.location, bad)
+    copies = a.copies.astype(np.uint64)
+    hole = np.flatnonzero(a.copies == a.n_vertices)[0]
+    replica = np.flatnonzero((a.copies < a.n_vertices) & (a.copies != np.arange(a.n_vertices)))[0]
+    copies[replica] = hole  # a replica of a hole
+    group = zarr.open_group(bad, mode="r+")
+    del group[schema.COPIES]
+    schema.write_vector(group, schema.COPIES, copies)
+    with pytest.raises(CorruptChunkError, match="copies"):
+        gt.sssp(gt.open(bad), 0, device="cpu")
+    report = gt.verify(bad)
+    assert not report.ok and any("copies" in p.array for p in report.problems)

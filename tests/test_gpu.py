@@ -183,6 +183,24 @@ def test_sssp_cc_pagerank_equal_the_cpu(weighted_graphs, name, fmt):
         assert np.abs(gt.pagerank(g, device="cuda", **budget).ranks - unweighted).sum() < 1e-6
 
 
+@pytest.mark.parametrize("name", ["kron", "urand"])
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_coalesced_copies_merge_as_on_the_cpu(weighted_graphs, name, fmt, tmp_path):
+    """Graffix's coalesced store: the replicas' confluence functors (SSSP, BFS, PageRank) give the
+    CPU's answers under every budget."""
+    g = weighted_graphs[name][fmt]
+    a = gt.approximate(g, tmp_path / "a.gt", "coalesce", threshold=0.2)
+    assert a.attrs["coalesced"]["replicas"] > 0
+    source = int(np.argmax(np.diff(g.indptr())))
+    sssp, bfs, ranks = gt.sssp(a, source, device="cpu"), gt.bfs(a, source, device="cpu"), gt.pagerank(a, weight=True, device="cpu").ranks
+    for budget in budgets_of(a):
+        s = gt.sssp(a, source, device="cuda", **budget)
+        np.testing.assert_array_equal(s.distances, sssp.distances)
+        np.testing.assert_array_equal(s.parents, sssp.parents)
+        np.testing.assert_array_equal(gt.bfs(a, source, device="cuda", **budget).distances, bfs.distances)
+        assert np.abs(gt.pagerank(a, weight=True, device="cuda", **budget).ranks - ranks).sum() < 1e-6
+
+
 # --- strongly connected components: the GPU equals the CPU -------------------------------------
 
 

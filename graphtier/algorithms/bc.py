@@ -163,7 +163,7 @@ def _sources(graph, k: int | None, seed, sources) -> list | None:
     vertex; else ``sources``, or k of the input's ids (ascending, as a graph that added its nodes
     0..n-1 first lists them) sampled as networkx samples: ``seed.sample(list(G), k)`` with
     ``random.Random(seed)`` (the ``random`` module's own generator for None)."""
-    n = graph.n_vertices
+    n = graph.n_original
     if sources is not None:
         if k is not None:
             raise ValueError("give k or sources, not both")
@@ -224,14 +224,14 @@ def betweenness_centrality(
     """
     if weight not in (None, False):
         raise NotImplementedError("betweenness_centrality over edge weights (Dijkstra's shortest paths) is not implemented yet; use weight=None (every edge weighs 1)")
-    n = graph.n_vertices
+    n = graph.n_original  # a coalesced store's replicas and holes are no sources, nor counted
     chosen = _sources(graph, k, seed, sources)
     if chosen is None:
-        order = graph.to_original(np.arange(n))  # every vertex, in the input's order of ids
+        order = graph.to_original(np.arange(graph.n_vertices))  # every vertex, in the input's order of ids
         sampled = None
     else:
         order = np.array([graph.vertex(v) for v in chosen], np.int64)
-        sampled = np.zeros(n, np.bool_)
+        sampled = np.zeros(graph.n_vertices, np.bool_)
         sampled[order] = True
         if len(order) == n:  # every vertex given: networkx's k == len(G)
             sampled = None

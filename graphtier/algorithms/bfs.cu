@@ -36,6 +36,19 @@ struct FindParent {  // pull: a parent is an in-neighbour in the frontier (a bit
     }
 };
 
+struct CopyLevel {  // confluence on a coalesced store: an unvisited copy of a visited vertex joins it
+    int* dist;
+    i64* parent;
+    const u32* partner;
+    __device__ bool operator()(u32 v) const {
+        u32 p = partner[v];
+        if (dist[v] >= 0 || dist[p] < 0) return false;
+        dist[v] = dist[p];
+        parent[v] = parent[p];
+        return true;
+    }
+};
+
 struct Start {  // every vertex unvisited but the source, its own parent
     int* dist;
     i64* parent;
@@ -51,3 +64,4 @@ INSTANTIATE(ADVANCE, VisitNext)
 INSTANTIATE(SPANS, VisitNext)
 INSTANTIATE(PULL, FindParent)
 INSTANTIATE(COMPUTE, Start)
+INSTANTIATE(FILTER, CopyLevel)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Pull, Run, Sidecar, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
 
@@ -55,6 +55,19 @@ def adopt(u, v, s):
 
 
 @cpu
+def copy_level(v, s):
+    """Confluence on a coalesced store: an unvisited copy of a visited vertex takes its level and
+    parent, and joins the next frontier. ``s``: (dist, parent, partner)."""
+    dist, parent, partner = s
+    p = partner[v]
+    if dist[v] >= 0 or dist[p] < 0:
+        return False
+    dist[v] = dist[p]
+    parent[v] = parent[p]
+    return True
+
+
+@cpu
 def start(v, s):
     """Every vertex unvisited but the source, its own parent. ``s``: (dist, parent, source)."""
     dist, parent, source = s
@@ -66,6 +79,7 @@ SETTLED = ((0, "max"), (1, "max"))  # split over devices: a vertex claimed by an
 VISIT = Advance("Visit", visit, SETTLED)
 FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, SETTLED)
 START = Compute("Start", start)
+COPY_LEVEL = Filter("CopyLevel", copy_level, per_vertex=True)
 
 
 def best_connected(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, chunk_edges: int) -> tuple[int, np.ndarray]:
@@ -135,7 +149,7 @@ class Direction:
 
 class BFS(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (VISIT, FIND_PARENT, START)
+    functors = (VISIT, FIND_PARENT, START, COPY_LEVEL)
 
     def __init__(self, graph, source: int, direction: str):
         self.policy = Direction(graph, direction)
@@ -155,6 +169,12 @@ class BFS(Algorithm):
     def start(self, run: Run) -> None:
         run.compute(START, run.state["dist"], run.state["parent"], self.source)
         run.frontier.start(np.array([self.source]), self.source_edges)
+        self.confluence(run, run.frontier.current)
+
+    def confluence(self, run: Run, output) -> None:
+        """A coalesced store's copies of a vertex: found together, at one level."""
+        if run.copies is not None:
+            run.filter(COPY_LEVEL, run.state["dist"], run.state["parent"], run.copies.partner, input=run.copies.pairs, output=output)
 
     def batch(self, run: Run) -> int:
         frontier, edges = (int(x) for x in run.sizes[-1, :2])
@@ -168,6 +188,7 @@ class BFS(Algorithm):
             run.pull(FIND_PARENT, dist, parent, run.frontier.bitmap(), level, input=ALL, sidecar=HEADS.name)
         else:
             run.advance(VISIT, dist, parent, level)
+        self.confluence(run, run.frontier.next)
         run.iterations[-1]["direction"] = "pull" if self.pulling else "push"
 
 
@@ -186,6 +207,8 @@ def bfs(graph, source: int | None = None, *, sources: Sequence[int] | None = Non
         raise TypeError("bfs takes a source or sources=, not both" if source is not None else "bfs needs a source (or sources=)")
     if sources is None:
         return _bfs(graph, source, direction=direction, config=config, **options)
+    if graph.copies is not None:  # a coalesced store's copies merge after every level: a source at a time
+        return [_bfs(graph, s, direction=direction, config=config, **options) for s in sources]
     from .msbfs import bfs_many  # which builds on this module's Direction
 
     return bfs_many(graph, list(sources), direction, Config.of(config, **options))

@@ -108,9 +108,9 @@ class Boruvka(Algorithm):
         if graph.directed:
             raise ValueError(f"minimum_spanning_tree needs an undirected graph; {graph.location} is directed (build it with symmetrize=True, or graphtier convert --symmetrize)")
         self.weighted = bool(weight) and graph.weighted
-        place = graph.refs_to_original(np.arange(graph.n_vertices))
+        place = graph.places
         # endpoints ranked by the input's ids where the store reordered them, so that ties break alike
-        self.rank = None if np.array_equal(place, np.arange(graph.n_vertices)) else place.astype(np.uint32)
+        self.rank = None if place is None or np.array_equal(place, np.arange(graph.n_vertices)) else place.astype(np.uint32)
 
     def edges(self, graph) -> dict[str, Edges]:
         return {"out": Edges(weights=self.weighted)}
@@ -169,9 +169,15 @@ def minimum_spanning_tree(graph, *, weight: bool = True, config: Config | None =
     lo = (key & LOW).astype(np.int64)
     if alg.rank is None:  # endpoints in the store's ids (in the input's order): as the input numbers them
         lo, hi = graph.refs_to_original(lo), graph.refs_to_original(hi)
+    holes = 0
+    if graph.copies is not None:  # a coalesced store: a replica's end is its original's; holes are no trees
+        by_place = np.argsort(graph.places)
+        ends = [graph.refs_to_original(by_place[x]) for x in (lo, hi)]
+        lo, hi = np.minimum(*ends), np.maximum(*ends)
+        holes = int(np.count_nonzero(graph.copies == n))
     weights = weights_of(key >> HALF) if alg.weighted else np.ones(len(kept))
     order = np.lexsort((hi, lo))
     lo, hi, weights = lo[order], hi[order], weights[order]
-    total, n_trees = float(weights.sum()), n - len(kept)
+    total, n_trees = float(weights.sum()), n - len(kept) - holes
     stats = done.stats(n_trees=n_trees, total_weight=total, weighted=alg.weighted)
     return MSTResult(sources=lo, destinations=hi, weights=weights, total_weight=total, n_trees=n_trees, stats=stats, ids=graph.ids)

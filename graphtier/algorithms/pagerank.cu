@@ -23,6 +23,16 @@ struct OutWeight {  // W[v]: the sum of v's out-edge weights
     __device__ void apply(u32 u, double total) const { out_weight[u] += total; }
 };
 
+struct CopySum {  // confluence on a coalesced store: a replica and its original both hold the sum of the two
+    double* values;
+    const u32* partner;
+    __device__ void operator()(u32 v) const {
+        double total = values[v] + values[partner[v]];
+        values[v] = values[partner[v]] = total;
+    }
+};
+
 INSTANTIATE(GATHER, Share)
 INSTANTIATE(GATHER, WeightedShare)
 INSTANTIATE(GATHER, OutWeight)
+INSTANTIATE(COMPUTE, CopySum)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GraphtierError
-from ..runtime import ALL, Algorithm, Config, Edges, Gather, Run, cpu, run
+from ..runtime import ALL, Algorithm, Compute, Config, Edges, Gather, Run, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import PageRankResult
 
@@ -60,9 +60,21 @@ WEIGHTED_SHARE = Gather("WeightedShare", everyone, share, add, SUMS)  # the GPU 
 OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep, ((0, "sum"),))
 
 
+@cpu
+def copy_sum(v, s):
+    """Confluence on a coalesced store: a replica and its original both hold the sum of the two
+    (one vertex's in-flow, or out-weight). ``s``: (values, partner)."""
+    values, partner = s
+    total = values[v] + values[partner[v]]
+    values[v] = values[partner[v]] = total
+
+
+COPY_SUM = Compute("CopySum", copy_sum)
+
+
 class PageRank(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (SHARE, WEIGHTED_SHARE, OUT_WEIGHT)
+    functors = (SHARE, WEIGHTED_SHARE, OUT_WEIGHT, COPY_SUM)
 
     def __init__(self, graph, alpha: float, tol: float, max_iter: int, personalization, weight):
         if not 0 <= alpha <= 1:
@@ -100,6 +112,9 @@ class PageRank(Algorithm):
         else:
             indptr = run.sources["in"].indptr if not run.graph.directed else xp.asarray(run.graph.indptr())
             w[:] = indptr[1:] - indptr[:-1]
+        if run.copies is not None:  # a vertex's copies: one out-weight, one rank (replicas and holes start at 0)
+            s["ranks"][:] = xp.asarray(run.graph.from_original(np.full(run.graph.n_original, 1.0 / run.graph.n_original)))
+            self.confluence(run, w, s["ranks"])
         s["dangling"][:] = w == 0
         w[:] = xp.where(w > 0, 1.0 / xp.where(w > 0, w, 1.0), 0.0)  # from here on, 1 / W[v] (0 for dangling v)
         run.frontier.start(np.zeros(0, np.int64), 0)
@@ -113,15 +128,23 @@ class PageRank(Algorithm):
         run.gather(WEIGHTED_SHARE if self.weighted else SHARE, s["contribution"], sums, input=ALL)
         sums *= self.alpha  # after the sums: added in rounds, scaled once, the same under every budget
         sums += teleport * s["p"]
+        self.confluence(run, sums)
         self.error = float(xp.abs(s["next"] - x).sum())
         s["ranks"], s["next"] = s["next"], x
         run.iterations[-1]["error"] = self.error
 
+    def confluence(self, run: Run, *values) -> None:
+        """A coalesced store's copies of a vertex: each holds the sum of the two (its replica's
+        teleport share is 0, so a rank sums the in-flows of both)."""
+        if run.copies is not None:
+            for a in values:
+                run.compute(COPY_SUM, a, run.copies.partner, input=run.copies.replicas)
+
     def done(self, run: Run, sizes: np.ndarray) -> bool:
-        if self.error < run.n * self.tol:
+        if self.error < run.graph.n_original * self.tol:
             return True
         if len(run.iterations) >= self.max_iter:
-            raise ConvergenceError(f"pagerank did not converge to tol={self.tol} in {self.max_iter} iterations (error {self.error:.3g}, needed < {run.n * self.tol:.3g})")
+            raise ConvergenceError(f"pagerank did not converge to tol={self.tol} in {self.max_iter} iterations (error {self.error:.3g}, needed < {run.graph.n_original * self.tol:.3g})")
         return False
 
 
@@ -129,16 +152,16 @@ def _personalization(graph, personalization) -> np.ndarray | None:
     """p in the store's order, summing to 1, from a {vertex: value} mapping (vertices as the input
     named them; those not named get 0) or an array over the input's vertices; None: uniform."""
     n = graph.n_vertices
-    if personalization is None:
-        return None  # uniform
+    if personalization is None:  # uniform (over a coalesced store's vertices, not its replicas and holes)
+        return None if graph.copies is None else graph.from_original(np.ones(graph.n_original)) / graph.n_original
     p = np.zeros(n)
     if isinstance(personalization, dict):
         for v, value in personalization.items():
             p[graph.vertex(v)] = value
     else:
         values = np.asarray(personalization, np.float64)
-        if values.shape != (n,):
-            raise ValueError(f"personalization must be a mapping or an array of {n} values, got shape {values.shape}")
+        if values.shape != (graph.n_original,):
+            raise ValueError(f"personalization must be a mapping or an array of {graph.n_original} values, got shape {values.shape}")
         p = graph.from_original(values)
     if (p < 0).any() or not np.isfinite(p).all() or p.sum() <= 0:
         raise ValueError("personalization must be finite, non-negative and not all zero")

@@ -92,6 +92,30 @@ struct Start {
     }
 };
 
+struct CopyDist {  // confluence on a coalesced store: a copy takes its partner's distance where less
+    double* dist;
+    const u32* partner;
+    __device__ bool operator()(u32 v) const {
+        double d = dist[partner[v]];
+        if (d >= dist[v]) return false;
+        dist[v] = d;
+        return true;
+    }
+};
+
+struct CopyParent {  // parents: a copy without one whose distance is its partner's takes the partner's
+    const double* dist;
+    i64* parent;
+    const u32* partner;
+    i64 source;
+    __device__ bool operator()(u32 v) const {
+        u32 p = partner[v];
+        if (parent[v] == ZeroTight::NO_PARENT && dist[v] < infinity() && dist[v] == dist[p])
+            parent[v] = i64(p) == source ? i64(p) : parent[p];
+        return false;
+    }
+};
+
 INSTANTIATE(ADVANCE, Relax)
 INSTANTIATE(FILTER, Near)
 INSTANTIATE(FILTER, StillFar)
@@ -99,3 +123,5 @@ INSTANTIATE(ADVANCE, Tight)
 INSTANTIATE(PULL, Parent)
 INSTANTIATE(ADVANCE, ZeroTight)
 INSTANTIATE(COMPUTE, Start)
+INSTANTIATE(FILTER, CopyDist)
+INSTANTIATE(FILTER, CopyParent)

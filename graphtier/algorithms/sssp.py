@@ -101,6 +101,30 @@ def zero_tight(v, u, e, w, s):
 
 
 @cpu
+def copy_dist(v, s):
+    """Confluence on a coalesced store: a copy takes its partner's distance where less (and is
+    relaxed from). ``s``: (dist, partner)."""
+    dist, partner = s
+    d = dist[partner[v]]
+    if d >= dist[v]:
+        return False
+    dist[v] = d
+    return True
+
+
+@cpu
+def copy_parent(v, s):
+    """Parents on a coalesced store: a copy with no parent of its own whose distance is its
+    partner's takes the partner's (the partner's self where that is the source). ``s``: (dist,
+    parent, partner, source)."""
+    dist, parent, partner, source = s
+    p = partner[v]
+    if parent[v] == NO_PARENT and dist[v] < np.inf and dist[v] == dist[p]:
+        parent[v] = p if p == source else parent[p]
+    return False
+
+
+@cpu
 def start(v, s):
     """``s``: (dist, parent, far marks, source)."""
     dist, parent, far_marks, source = s
@@ -116,11 +140,13 @@ TIGHT = Advance("Tight", tight)
 PARENT = Pull("Parent", orphan, tight_in, set_parent)
 ZERO_TIGHT = Advance("ZeroTight", zero_tight)
 START = Compute("Start", start)
+COPY_DIST = Filter("CopyDist", copy_dist, per_vertex=True)
+COPY_PARENT = Filter("CopyParent", copy_parent)
 
 
 class SSSP(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (RELAX, NEAR, STILL_FAR, TIGHT, PARENT, ZERO_TIGHT, START)
+    functors = (RELAX, NEAR, STILL_FAR, TIGHT, PARENT, ZERO_TIGHT, START, COPY_DIST, COPY_PARENT)
     queues = ("far", "far_next")
     dedup = True
 
@@ -158,11 +184,18 @@ class SSSP(Algorithm):
         s = run.state
         run.compute(START, s["dist"], s["parent"], s["far_marks"], self.source)
         run.frontier.start(np.array([self.source]), self.source_edges)
+        self.confluence(run, run.frontier.current)
+
+    def confluence(self, run: Run, output) -> None:
+        """A coalesced store's copies of a vertex: the least distance of the two, relaxed from."""
+        if run.copies is not None:
+            run.filter(COPY_DIST, run.state["dist"], run.copies.partner, input=run.copies.pairs, output=output)
 
     def step(self, run: Run) -> None:
         s, far = run.state, run.queues["far"]
         if run.sizes[-1, 0]:  # relax the near pile
             run.advance(RELAX, s["dist"], far.ids, far.row, s["far_marks"], self.threshold, dedup=True)
+            self.confluence(run, run.frontier.next)
             return
         # the near pile is empty: move the threshold past the closest far vertex, and split
         far_next = run.queues["far_next"]
@@ -189,6 +222,8 @@ class SSSP(Algorithm):
             run.pull(PARENT, dist, parent, self.source, input=ALL, output=junk)
         else:
             run.advance(TIGHT, dist, parent, input=ALL, output=junk)
+        if run.copies is not None:
+            run.filter(COPY_PARENT, dist, parent, run.copies.partner, self.source, input=run.copies.pairs, output=junk)
         left = self._orphans(run)
         while left:
             run.advance(ZERO_TIGHT, dist, parent, self.source, input=ALL, output=junk)

@@ -5,8 +5,10 @@ sake, answers a little off, and how far off (``inaccuracy``).
 (``info()["approximation"]``: the transform, its knobs, the store it came from, what it added).
 Its results come in the input's ids like any store's, so they compare vertex for vertex with the
 original's. Built: ``divergence`` (degree buckets, and 2-hop edges for vertices a little short of
-their warp's largest degree). Not yet: ``coalesce`` (level renumbering with replicas) and
-``latency`` (edges raising clustering for shared-memory subgraphs).
+their warp's largest degree) and ``coalesce`` (BFS-level renumbering in chunks of k, holes filled
+with replicas, whose values algorithms merge with their originals' after every iteration:
+``Algorithm.confluence``). Not yet: ``latency`` (edges raising clustering for shared-memory
+subgraphs).
 """
 
 from __future__ import annotations
@@ -15,22 +17,32 @@ import os
 
 import numpy as np
 
-from ..partition.graffix import divergence_edges
+from ..partition.graffix import coalesce_layout, divergence_edges
+from ..partition.memory import array_source
 from ..runtime.results import BetweennessResult, ComponentsResult, MSTResult, PageRankResult, TreeResult
 from .build import build
 from .graph import Graph
 from .graph import open as open_graph
 
-TRANSFORMS = {"divergence": {"threshold": 0.3, "share": 0.85, "warp": 32}}  # each built transform's knobs and defaults
-PLANNED = ("coalesce", "latency")
+TRANSFORMS = {"divergence": {"threshold": 0.3, "share": 0.85, "warp": 32}, "coalesce": {"k": 16, "threshold": 0.6}}  # each built transform's knobs and defaults
+PLANNED = ("latency",)
 
 
 def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transform: str = "divergence", *, overwrite: bool = False, **knobs) -> Graph:
     """Write ``graph`` transformed by ``transform`` to ``out`` (same format, chunk size and reverse
-    graph; vertices in decreasing degree) and open it. ``divergence`` knobs: ``threshold`` (a vertex
-    short of its warp's largest degree by less than this share of it is topped up; 0.3, the paper's
-    best), ``share`` (to this share of the largest: 0.85) and ``warp`` (vertices per warp: 32).
-    The graph is read into memory whole (its CSR, 12 bytes an edge with weights)."""
+    graph) and open it. The graph is read into memory whole (its CSR, 12 bytes an edge with weights).
+
+    ``divergence`` (vertices in decreasing degree) knobs: ``threshold`` (a vertex short of its
+    warp's largest degree by less than this share of it is topped up; 0.3, the paper's best),
+    ``share`` (to this share of the largest: 0.85) and ``warp`` (vertices per warp: 32).
+
+    ``coalesce`` knobs: ``k`` (slots a chunk holds; each BFS level of the forest starts at a
+    multiple of it: 16, the paper's) and ``threshold`` (a vertex reaching at least this share of
+    a next-level chunk's vertices gets a replica in its level's holes, which takes those edges
+    and 2-hop ones into the chunk: 0.6, the paper's for power-law graphs, below 0.5 for roads).
+    Algorithms that declare a confluence merge each replica with its original after every
+    iteration (SSSP and BFS the least distance, PageRank the mean, as Graffix); in the others a
+    replica is a vertex of its own. Results report the originals only."""
     g = graph if isinstance(graph, Graph) else open_graph(graph)
     if transform not in TRANSFORMS:
         later = f"; {transform!r} is not built yet" if transform in PLANNED else ""
@@ -41,26 +53,38 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     knobs = TRANSFORMS[transform] | knobs
     indptr, edges = g.indptr(), g.edges().astype(np.int64)
     weights = g.group["weights"][:] if g.weighted else None
+    ids = g.perm.astype(np.uint64) if g.perm is not None else np.arange(g.n_vertices, dtype=np.uint64)
+    described = {"transform": transform, "knobs": knobs, "source": g.location, "source_build_id": g.attrs.get("build_id")}
+    options = {"format": g.format, "chunk_edges": g.chunk_edges, "symmetrize": not g.directed, "reverse": g.has_reverse, "overwrite": overwrite, "progress": False}
+    if transform == "coalesce":
+        return _coalesce(g, indptr, edges, weights, ids, knobs, described, out, options)
     src, dst, w = divergence_edges(indptr, edges[:, 1], weights, **knobs)
-    ids = g.perm.astype(np.int64) if g.perm is not None else np.arange(g.n_vertices)
     columns = [np.concatenate([edges[:, 0], src]), np.concatenate([edges[:, 1], dst])]
     if weights is not None:  # an unweighted graph stays so: a shortcut is an edge like any other
         columns.append(np.concatenate([weights.astype(np.float64), w]))
+    ids = ids.astype(np.int64)
     rows = np.column_stack([ids[columns[0]], ids[columns[1]], *columns[2:]])
-    described = {"transform": transform, "knobs": knobs, "source": g.location, "source_build_id": g.attrs.get("build_id"), "added_edges": len(src)}
-    return build(
-        rows,
-        out,
-        format=g.format,
-        chunk_edges=g.chunk_edges,
-        symmetrize=not g.directed,
-        relabel=bool(g.attrs.get("relabelled")),
-        order="degree",
-        reverse=g.has_reverse,
-        overwrite=overwrite,
-        attributes={"approximation": described},
-        progress=False,
-    )
+    described["added_edges"] = len(src)
+    return build(rows, out, relabel=bool(g.attrs.get("relabelled")), order="degree", attributes={"approximation": described}, **options)
+
+
+def _coalesce(g: Graph, indptr, edges, weights, ids, knobs: dict, described: dict, out, options: dict) -> Graph:
+    """The coalesced store: its slots as they are (natural order), ``perm`` naming each vertex's
+    input id and giving replicas and holes ids above them all, and ``copies``."""
+    lay = coalesce_layout(indptr, edges[:, 1], weights, symmetric=not g.directed, **knobs)
+    n = len(lay.copies)
+    own = lay.copies == np.arange(n)
+    perm = np.empty(n, np.uint64)
+    perm[lay.slot] = ids
+    perm[~own] = (int(ids.max()) + 1 if len(ids) else 0) + np.arange(n - len(ids), dtype=np.uint64)
+    copies = np.where(lay.copies >= 0, lay.copies, n).astype(np.uint64)
+    replicas = int(np.count_nonzero(lay.copies >= 0) - len(ids))
+    facts = {"k": knobs["k"], "originals": len(ids), "replicas": replicas, "holes": n - len(ids) - replicas, "levels": lay.levels}
+    described |= {"added_edges": lay.added, "replicas": replicas, "holes": facts["holes"]}
+    rows = np.column_stack([lay.src, lay.dst, *([lay.weight] if weights is not None else [])])  # unweighted stays so
+    source = array_source(rows, id_limit=n, n_vertices=n)
+    relabelled = {"relabelled": bool(g.attrs.get("relabelled"))}  # the slots are dense already; perm holds the ids
+    return build(source, out, order="natural", attributes={"approximation": described, "coalesced": facts, **relabelled}, vectors={"perm": perm, "copies": copies}, **options)
 
 
 def inaccuracy(exact, approx) -> float:

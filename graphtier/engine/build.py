@@ -51,6 +51,7 @@ def build(
     allow_empty: bool = False,
     progress: bool | None = None,
     attributes: dict | None = None,
+    vectors: dict[str, np.ndarray] | None = None,
 ) -> Graph:
     """Build a graph store from ``source`` and open it.
 
@@ -72,7 +73,8 @@ def build(
     (for pull traversals). The store appears only once it is complete. An input that leaves no
     edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
     a graph. ``attributes``: more group attributes, written with the rest (a derived store's
-    description: ``gt.approximate``'s ``approximation``).
+    description: ``gt.approximate``'s ``approximation``), and ``vectors`` more per-vertex uint64
+    arrays (a coalesced store's ``perm`` and ``copies``).
     """
     if format not in (*FORMATS, AUTO):
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)} or {AUTO}")
@@ -121,6 +123,8 @@ def build(
             rev.update_attributes(write_adjacency(rev, transposer.edges(), **layout))
         if part.perm is not None:
             schema.write_vector(group, schema.PERM, part.perm)
+        for name, values in (vectors or {}).items():
+            schema.write_vector(group, name, values)
         layered = {}
         if part.layers is not None:
             schema.write_vector(group, schema.LAYERS, part.layers)

@@ -41,6 +41,22 @@ def perm_problem(perm: np.ndarray, n_vertices: int, relabelled: bool) -> str | N
     return None
 
 
+def copies_problem(copies: np.ndarray, perm: np.ndarray | None, originals) -> str | None:
+    """What is wrong with a coalesced store's ``copies``, None if nothing: each slot copies itself, a
+    vertex, or nothing (``len(copies)``); ``originals`` vertices, whose input ids (``perm``) are all
+    below the replicas' and holes'."""
+    n = len(copies)
+    own = copies == np.arange(n)
+    if not isinstance(originals, int) or int(own.sum()) != originals:
+        return f"copies names {int(own.sum())} vertices as their own, the store's attribute coalesced says {originals!r}"
+    inside = copies < n
+    if np.any(copies > n) or np.any(~own[np.where(inside, copies, 0)] & inside):
+        return "copies holds a slot that copies a slot which is no vertex"
+    if perm is None or (own.any() and (~own).any() and perm[own].max() >= perm[~own].min()):
+        return "the replicas and holes do not come after every vertex in perm"
+    return None
+
+
 def layers_problem(layers: np.ndarray, n_vertices: int) -> str | None:
     """What is wrong with a layered store's layer offsets, None if nothing: rising from 0, each
     layer holding a vertex, to at most the vertex count."""
@@ -150,23 +166,57 @@ class Graph:
         return self.attrs["layered"]["root"] if self.layers is not None else None
 
     @functools.cached_property
+    def copies(self) -> np.ndarray | None:
+        """A coalesced store's (``gt.approximate(..., "coalesce")``) slot that each slot copies: its
+        own for a vertex, its original's for a replica, ``n_vertices`` for a hole; None for any
+        other store."""
+        if "coalesced" not in self.attrs:
+            return None
+        copies = read_vector(self._array(schema.COPIES), self.location).astype(np.int64)
+        problem = copies_problem(copies, self.perm, self.attrs["coalesced"].get("originals"))
+        if problem:
+            raise CorruptChunkError(problem, array=schema.COPIES, store=self.location)
+        return copies
+
+    @property
+    def n_original(self) -> int:
+        """The vertices results report: all but a coalesced store's replicas and holes."""
+        return self.n_vertices if self.copies is None else int(self.attrs["coalesced"]["originals"])
+
+    @functools.cached_property
     def _originals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(vertices sorted by original id, those ids, each vertex's place in that order)."""
+        """(vertices sorted by original id, those ids, each vertex's place in that order); a
+        coalesced store's replicas and holes come last, by ids above every vertex's."""
         by_original = np.argsort(self.perm, kind="stable")
         place = np.empty_like(by_original)
         place[by_original] = np.arange(len(by_original))
         return by_original, self.perm[by_original], place
 
+    @functools.cached_property
+    def _references(self) -> np.ndarray:
+        """Each vertex's place among the input's ids: a replica's its original's, a hole's -1."""
+        place = self._originals[2]
+        if self.copies is None:
+            return place
+        return np.where(self.copies < self.n_vertices, place[np.minimum(self.copies, self.n_vertices - 1)], -1)
+
     @property
     def ids(self) -> np.ndarray | None:
         """The original ids, ascending, of a relabelled graph: what result rows stand for."""
-        return self._originals[1] if self.attrs.get("relabelled") else None
+        return self._originals[1][: self.n_original] if self.attrs.get("relabelled") else None
 
     @property
     def original_order(self) -> np.ndarray | None:
         """The store's vertices in the input's order of ids (None where the build kept that order):
         what ``to_original`` gathers by."""
-        return None if self.perm is None else self._originals[0]
+        return None if self.perm is None else self._originals[0][: self.n_original]
+
+    @property
+    def places(self) -> np.ndarray | None:
+        """Each vertex's place in the input's order of ids (a coalesced store's replicas and holes
+        after the rest, each its own): ranks that break ties as the input's ids do; None where the
+        build kept that order."""
+        return None if self.perm is None else self._originals[2]
 
     def to_original(self, values: np.ndarray) -> np.ndarray:
         """Per-vertex results reindexed from the store's order to the input's order of ids."""
@@ -174,18 +224,20 @@ class Graph:
         return values if order is None else values[order]
 
     def from_original(self, values: np.ndarray) -> np.ndarray:
-        """Per-vertex values given in the input's order of ids, reindexed to the store's order."""
+        """Per-vertex values given in the input's order of ids, reindexed to the store's order (a
+        coalesced store's replicas and holes get 0)."""
         if self.perm is None:
             return np.asarray(values)
-        out = np.empty_like(values)
-        out[self._originals[0]] = values
+        out = np.zeros(self.n_vertices, np.asarray(values).dtype)
+        out[self.original_order] = values
         return out
 
     def refs_to_original(self, refs: np.ndarray) -> np.ndarray:
-        """Vertex references (such as parents; -1 for none) renamed into the input's order."""
+        """Vertex references (such as parents; -1 for none) renamed into the input's order (a
+        replica's to its original)."""
         if self.perm is None:
             return refs
-        return np.where(refs >= 0, self._originals[2][np.maximum(refs, 0)], -1)
+        return np.where(refs >= 0, self._references[np.maximum(refs, 0)], -1)
 
     def chunks(self, reverse: bool = False) -> ChunkStore:
         """The stored chunks of ``adj``; reads made through it later (out of core) check that the
@@ -317,7 +369,7 @@ class Graph:
             if not 0 <= original_id < self.n_vertices:
                 raise ValueError(f"vertex {original_id} is not in the graph (" + (f"0..{self.n_vertices - 1})" if self.n_vertices else "it has no vertices)"))
             return int(original_id)
-        by_original, ids, _ = self._originals
+        by_original, ids = self.original_order, self._originals[1][: self.n_original]
         i = int(np.searchsorted(ids, np.uint64(original_id))) if original_id >= 0 else len(ids)
         if i == len(ids) or ids[i] != original_id:
             raise ValueError(f"vertex {original_id} is not in the graph")

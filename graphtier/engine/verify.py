@@ -24,7 +24,7 @@ from ..partition.order import levels
 from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
 from .build import degree_summary
-from .graph import Graph, layers_problem, perm_problem
+from .graph import Graph, copies_problem, layers_problem, perm_problem
 
 BATCH = 8  # chunks read at a time (concurrently)
 _MASK = (1 << 64) - 1
@@ -94,6 +94,7 @@ def verify(store: str | os.PathLike | Graph, *, progress: bool | None = None) ->
     if False not in damaged:
         _check_perm(graph, report)
         _check_layers(graph, report)
+        _check_copies(graph, report)
     if len(sums) == 2 and None not in sums.values():
         _check_transpose(graph, sums[False], sums[True], report)
     report.seconds = time.perf_counter() - start
@@ -200,6 +201,23 @@ def _check_perm(graph: Graph, report: VerifyReport) -> None:
         report.problems.append(_problem(e, array.path, e.chunk))
         return
     problem = perm_problem(perm, graph.n_vertices, bool(graph.attrs.get("relabelled")))
+    if problem:
+        report.problems.append(Problem(array.path, None, problem))
+
+
+def _check_copies(graph: Graph, report: VerifyReport) -> None:
+    """A coalesced store's ``copies``: each slot a vertex, a replica of one, or a hole, the
+    replicas and holes after the vertices in ``perm`` (results report the vertices by it)."""
+    if "coalesced" not in graph.attrs:
+        return
+    array = graph.group[schema.COPIES]
+    try:
+        copies = read_vector(array).astype(np.int64)
+        perm = read_vector(graph.group[schema.PERM])
+    except CorruptChunkError as e:
+        report.problems.append(_problem(e, array.path, e.chunk))
+        return
+    problem = copies_problem(copies, perm, graph.attrs["coalesced"].get("originals"))
     if problem:
         report.problems.append(Problem(array.path, None, problem))
 

@@ -10,6 +10,7 @@ each weighing the path it stands for (so no distance gets shorter).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -67,3 +68,236 @@ def _two_hops(indptr, indices, weights, need):
             if left == 0:
                 break
     return src[:k], dst[:k], w[:k]
+
+
+class Coalesced(NamedTuple):
+    """Graffix's coalescing layout: ``slot`` of each vertex, ``copies`` (per slot: the slot it
+    copies: itself for a vertex, its original's for a replica, -1 for a hole) and the edges in
+    slots, ``(src, dst, weight)``, moved and added ones included."""
+
+    slot: np.ndarray
+    copies: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    levels: int
+    added: int
+
+
+def coalesce_layout(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray | None, *, k: int, threshold: float, symmetric: bool) -> Coalesced:
+    """Vertices renumbered level by level of Graffix's BFS forest (roots in decreasing out-degree,
+    levels lowered by later roots), each level starting at a multiple of ``k`` and numbered round
+    robin (every parent's first unnumbered child, then every parent's second...); the holes left at
+    a level's end take replicas: a vertex whose edges into one chunk (``k`` slots) of the next level
+    reach at least ``threshold`` of that chunk's vertices gets a replica in a hole of its own level,
+    which takes those edges and edges to the vertex's 2-hop neighbours in the chunk (weighing their
+    lightest path). At most one replica a vertex; where holes are fewer than candidates, the most
+    edges first. A ``symmetric`` graph stays so: an edge's other end moves to the replica too."""
+    if not 1 <= k <= 32:
+        raise ValueError(f"k is the slots a chunk holds, in [1, 32] (at most a warp); got {k}")
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold is the share of a chunk's vertices a vertex must reach to be replicated, in (0, 1]; got {threshold}")
+    indptr, indices = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
+    w = np.ones(len(indices), np.float64) if weights is None else np.asarray(weights, np.float64)
+    roots = np.argsort(-np.diff(indptr), kind="stable")
+    level = _forest_levels(indptr, indices, roots)
+    slot, starts = _renumber(indptr, indices, level, roots, k)
+    n_slots = int(starts[-1])
+    rep_of, chunk_of = _replicate(indptr, indices, level, slot, starts, k, threshold)
+    copies = np.full(n_slots, -1, np.int64)
+    copies[slot] = slot
+    has = rep_of >= 0
+    copies[rep_of[has]] = slot[has]
+    src, dst, weight, added = _coalesced_edges(indptr, indices, w, slot, rep_of, chunk_of, k, symmetric)
+    return Coalesced(slot, copies, src, dst, weight, len(starts) - 1, added)
+
+
+@njit(cache=True)
+def _forest_levels(indptr, indices, roots):
+    """Each vertex's level in the BFS forest: a BFS from every root not yet reached, in order, which
+    lowers the levels of vertices an earlier root reached deeper (and goes on from them)."""
+    n = len(roots)
+    unreached = np.iinfo(np.int64).max
+    level = np.full(n, unreached, np.int64)
+    queue = np.empty(n, np.int64)
+    queued = np.zeros(n, np.bool_)
+    for r in roots:
+        if level[r] != unreached:
+            continue
+        level[r] = 0
+        head, size = 0, 1  # a ring of at most n: a vertex lowered while queued stays queued once
+        queue[0], queued[r] = r, True
+        while size:
+            v = queue[head]
+            head, size = (head + 1) % n, size - 1
+            queued[v] = False
+            for j in range(indptr[v], indptr[v + 1]):
+                u = indices[j]
+                if level[u] > level[v] + 1:
+                    level[u] = level[v] + 1
+                    if not queued[u]:
+                        queue[(head + size) % n], queued[u] = u, True
+                        size += 1
+    return level
+
+
+@njit(cache=True)
+def _renumber(indptr, indices, level, roots, k):
+    """(slot of each vertex, each level's first slot and the end): level 0 in root order, each
+    next level from the next multiple of k, round robin over its parents' lists (every parent's
+    first neighbour of the level not yet numbered, then every parent's second...)."""
+    n = len(level)
+    top = level.max() if n else 0
+    sizes = np.bincount(level, minlength=top + 1) if n else np.zeros(1, np.int64)
+    slot = np.full(n, -1, np.int64)
+    starts = np.zeros(top + 2, np.int64)
+    by_slot = np.empty(n, np.int64)  # the vertex in each slot taken so far, holes skipped
+    taken = 0
+    for r in roots:
+        if level[r] == 0:
+            slot[r] = taken
+            by_slot[taken] = r
+            taken += 1
+    nxt = taken
+    first = 0
+    for i in range(top):
+        nxt = (nxt + k - 1) // k * k
+        starts[i + 1] = nxt
+        last = taken
+        active = np.empty(last - first, np.int64)  # parents with a j-th neighbour still to look at
+        m = 0
+        for p in range(first, last):
+            if indptr[by_slot[p]] < indptr[by_slot[p] + 1]:
+                active[m] = by_slot[p]
+                m += 1
+        j = 0
+        while m:
+            kept = 0
+            for a in range(m):
+                v = active[a]
+                u = indices[indptr[v] + j]
+                if level[u] == i + 1 and slot[u] < 0:
+                    slot[u] = nxt
+                    by_slot[taken] = u
+                    taken += 1
+                    nxt += 1
+                if indptr[v] + j + 1 < indptr[v + 1]:
+                    active[kept] = v
+                    kept += 1
+            m, j = kept, j + 1
+        if taken - last < sizes[i + 1]:  # every vertex of a level has a parent in the one before; else number the rest
+            for u in range(n):
+                if level[u] == i + 1 and slot[u] < 0:
+                    slot[u] = nxt
+                    by_slot[taken] = u
+                    taken += 1
+                    nxt += 1
+        first = last
+    starts[top + 1] = nxt
+    return slot, starts
+
+
+@njit(cache=True)
+def _replicate(indptr, indices, level, slot, starts, k, threshold):
+    """(each vertex's replica slot or -1, the chunk whose edges move to it): per level with holes,
+    candidates (vertex, chunk of the next level) most edges first, into the holes."""
+    n = len(level)
+    rep_of = np.full(n, -1, np.int64)
+    chunk_of = np.full(n, -1, np.int64)
+    levels = len(starts) - 1
+    ends = starts[:-1].copy()  # each level's first hole (its last vertex's slot + 1)
+    at = np.empty(starts[-1], np.int64)  # the vertex in each slot
+    for v in range(n):
+        ends[level[v]] = max(ends[level[v]], slot[v] + 1)
+        at[slot[v]] = v
+    for i in range(levels - 1):
+        if ends[i] == starts[i + 1]:
+            continue
+        vs, cs, counts = [0], [0], [0]  # typed by a first entry, dropped below
+        for p in range(starts[i], ends[i]):
+            v = at[p]
+            chunks = np.empty(indptr[v + 1] - indptr[v], np.int64)
+            m = 0
+            for j in range(indptr[v], indptr[v + 1]):
+                u = indices[j]
+                if level[u] == i + 1:
+                    chunks[m] = slot[u] // k
+                    m += 1
+            chunks = np.sort(chunks[:m])
+            a = 0
+            while a < m:
+                b = a
+                while b < m and chunks[b] == chunks[a]:
+                    b += 1
+                c = chunks[a]
+                if b - a >= threshold * (min((c + 1) * k, ends[i + 1]) - c * k):
+                    vs.append(v)
+                    cs.append(c)
+                    counts.append(b - a)
+                a = b
+        cand_v, cand_c, cand_n = np.array(vs[1:]), np.array(cs[1:]), np.array(counts[1:])
+        place = ends[i]
+        for t in np.argsort(-cand_n, kind="mergesort"):  # most edges first, then as met (slot order)
+            v = cand_v[t]
+            if rep_of[v] < 0:
+                rep_of[v] = place
+                chunk_of[v] = cand_c[t]
+                place += 1
+                if place == starts[i + 1]:
+                    break
+    return rep_of, chunk_of
+
+
+@njit(cache=True)
+def _coalesced_edges(indptr, indices, weights, slot, rep_of, chunk_of, k, symmetric):
+    """Every edge in slots, an end moved to its replica where the replica took the edges into the
+    other end's chunk (the source's end; a symmetric graph's both), then the replicas' 2-hop edges
+    into their chunk (both ways when ``symmetric``); (src, dst, weight, edges added)."""
+    n = len(slot)
+    m = len(indices)
+    src, dst, w = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64)
+    for v in range(n):
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            s, d = slot[v], slot[u]
+            if rep_of[v] >= 0 and chunk_of[v] == d // k:
+                s = rep_of[v]
+            if symmetric and rep_of[u] >= 0 and chunk_of[u] == slot[v] // k:
+                d = rep_of[u]
+            src[j], dst[j], w[j] = s, d, weights[j]
+    best = np.full(n, np.inf)  # per 2-hop target: its lightest path
+    stamp = np.full(n, -1, np.int64)
+    a_src, a_dst, a_w = [], [], []
+    for v in range(n):
+        if rep_of[v] < 0:
+            continue
+        c = chunk_of[v]
+        for j in range(indptr[v], indptr[v + 1]):
+            stamp[indices[j]] = v  # already a neighbour: no shortcut to it
+        stamp[v] = v
+        found = []
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            for i in range(indptr[u], indptr[u + 1]):
+                x = indices[i]
+                if slot[x] // k != c or stamp[x] == v:
+                    continue
+                if stamp[x] != -2 - v:
+                    stamp[x] = -2 - v
+                    best[x] = np.inf
+                    found.append(x)
+                best[x] = min(best[x], weights[j] + weights[i])
+        for x in found:
+            a_src.append(rep_of[v])
+            a_dst.append(slot[x])
+            a_w.append(best[x])
+            if symmetric:
+                a_src.append(slot[x])
+                a_dst.append(rep_of[v])
+                a_w.append(best[x])
+    added = len(a_src)
+    if added:
+        src = np.concatenate((src, np.array(a_src)))
+        dst = np.concatenate((dst, np.array(a_dst)))
+        w = np.concatenate((w, np.array(a_w)))
+    return src, dst, w, added // (2 if symmetric else 1)

@@ -114,8 +114,9 @@ def _columns_source(
     )
 
 
-def array_source(a: np.ndarray, *, id_limit: int, block_edges: int = 1 << 22) -> EdgeSource:
-    """An (E, 2) array of (src, dst) rows, or (E, 3) with a weight column.
+def array_source(a: np.ndarray, *, id_limit: int, block_edges: int = 1 << 22, n_vertices: int | None = None) -> EdgeSource:
+    """An (E, 2) array of (src, dst) rows, or (E, 3) with a weight column (``n_vertices``: at
+    least that many vertices, those past the last id without edges).
 
     Float arrays are accepted when their id columns hold whole numbers.
     """
@@ -135,6 +136,7 @@ def array_source(a: np.ndarray, *, id_limit: int, block_edges: int = 1 << 22) ->
         names=("column 0", "column 1"),
         id_limit=id_limit,
         block_edges=block_edges,
+        n_vertices=n_vertices,
     )
 
 

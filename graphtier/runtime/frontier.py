@@ -153,3 +153,32 @@ class Frontier:
         """The sizes of every iteration so far (and the next's frontier), on the host."""
         rows = self.sizes[: self.it + 1]
         return np.asarray(rows.get() if hasattr(rows, "get") else rows, np.int64)
+
+
+class Copies:
+    """A coalesced store's replicas (Graffix; ``Graph.copies``) where the kernels are: each
+    vertex's ``partner`` (a replica's original, an original's replica, else itself) and two vertex
+    sets, ``replicas`` and ``pairs`` (the replicas, then their originals): what an algorithm's
+    confluence functors run over after an iteration, so that a vertex's copies agree."""
+
+    def __init__(self, run, copies: np.ndarray):
+        n, xp, s = len(copies), run.xp, run.state
+        replicas = np.flatnonzero((copies < n) & (copies != np.arange(n)))
+        partner = np.arange(n)
+        partner[replicas] = copies[replicas]
+        partner[copies[replicas]] = replicas
+        self.partner = s["copy_partner"]
+        self.partner[:] = xp.asarray(partner.astype(self.partner.dtype))
+        ids, rows = s["copy_ids"], s["copy_rows"]
+        ids[:] = xp.asarray(np.concatenate([replicas, copies[replicas]]).astype(ids.dtype))
+        rows[:] = xp.asarray(np.array([[len(replicas), 0, 0, 0], [2 * len(replicas), 0, 0, 0]], rows.dtype))
+        base = rows.data.ptr if run.backend == "cuda" else 0
+        self.replicas, self.pairs = Queue(ids, rows, 0, base), Queue(ids, rows, 1, base)
+
+    @staticmethod
+    def shapes(graph, backend: str) -> dict[str, tuple]:
+        """The arrays it keeps, ``name -> (shape, dtype)`` (charged with the vertex state)."""
+        copies, n = graph.copies, graph.n_vertices
+        replicas = int(np.count_nonzero((copies < n) & (copies != np.arange(n))))
+        gpu = backend == "cuda"
+        return {"copy_partner": ((n,), np.uint32), "copy_ids": ((2 * replicas,), np.uint32 if gpu else np.int64), "copy_rows": ((2, 4), np.uint64 if gpu else np.int64)}

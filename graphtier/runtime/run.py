@@ -22,7 +22,7 @@ from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from . import parts
 from .config import Config
-from .frontier import ALL, Frontier, Queue, Span, Spans, span_of
+from .frontier import ALL, Copies, Frontier, Queue, Span, Spans, span_of
 from .functors import Advance, Compute, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
@@ -41,7 +41,10 @@ class Edges:
 
 class Algorithm:
     """One algorithm: functors (``functors``, their CUDA structs in ``cuda``, a .cu file) and the
-    driver methods below. A subclass instance holds one query's parameters."""
+    driver methods below. A subclass instance holds one query's parameters. On a coalesced store
+    (Graffix) ``run.copies`` holds the replicas: an algorithm whose steps merge each with its
+    original (confluence: functors over ``run.copies.pairs`` or ``.replicas``) computes as if
+    they were one vertex; in any other a replica is a vertex of its own."""
 
     cuda: Path
     functors: tuple = ()
@@ -90,6 +93,8 @@ class Run:
         self.part = parts.current
         if self.part is None and parts.device_ids(config) is not None:
             raise ValueError(f"{type(algorithm).__name__} does not run split over several devices yet (devices={config.devices!r})")
+        if self.part is not None and graph.copies is not None:
+            raise ValueError(f"{graph.location} is a coalesced store (Graffix): its replicas merge on one device, it does not run split over several")
         self.own = self.part.vertices if self.part is not None else (0, self.n)  # whose lists this process reads
         self.state_bytes = 0
         self._arrays: dict = {}
@@ -100,6 +105,7 @@ class Run:
         self._charge(nbytes)
         self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
         self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
+        self.copies = Copies(self, graph.copies) if "copy_partner" in self.state else None  # a coalesced store's replicas
         self.queues = {name: self._queue(name) for name in algorithm.queues}
         wanted = algorithm.edges(graph)
         self.sources = self._open_edges(wanted)
@@ -345,6 +351,8 @@ def state_of(algorithm: Algorithm, graph, backend: str, split: bool = False) -> 
     charges to ``device_memory`` first (a part of a ``split`` run merges queues in a bitmap)."""
     ops = _backend(backend)
     shapes = {**algorithm.state(graph), **ops.scratch_shapes(algorithm, graph)}
+    if graph.copies is not None:
+        shapes |= Copies.shapes(graph, backend)
     if split and backend == "cuda":
         shapes["union_bits"] = (((graph.n_vertices + 31) // 32,), np.uint32)
     frontier = Frontier.nbytes(graph.n_vertices, backend, algorithm.dedup, algorithm.bitmap)
