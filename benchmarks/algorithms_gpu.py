@@ -30,7 +30,6 @@ git-ignored ``.peers/``; the run compiles them with nvcc for sm_90 in the temp d
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 import tempfile
@@ -315,9 +314,8 @@ def main() -> None:
         meta["emogi"] = f"{args.emogi}: -t {emogi.COALESCE_CHUNK}, -m {emogi.MEMORY['gpu']} (resident) or {emogi.MEMORY['zerocopy']} (zero-copy), one process a run, no warm-up run"
     if args.ecl:
         meta["ecl"] = f"{args.ecl}: {', '.join(source for source, _ in ecl.PROGRAMS.values())}, {' '.join(ecl.NVCC)}, one process a run, no warm-up run"
-    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
     publish(
-        f"algorithms_gpu-{gpu}",
+        "algorithms_gpu",
         rows,
         meta,
         out_dir=args.out,

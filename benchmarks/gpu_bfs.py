@@ -13,7 +13,6 @@ the plain warp-per-vertex baseline that BENCHMARKS.md measured at 13.1 ms on kro
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 import time
@@ -105,8 +104,7 @@ def main() -> None:
         rows += run(f"kron{args.scale}", graphs, sources, args.repeat)
     machine = machine_info()
     meta = {"command": " ".join(sys.argv), "timing": "CUDA events around the level loop, median over sources x repeats", "machine": machine}
-    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
-    publish(f"gpu_bfs-{gpu}", rows, meta, out_dir=args.out, columns=["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
+    publish("gpu_bfs", rows, meta, out_dir=args.out, columns=["graph", "format", "decoder", "direction", "ms", "gteps", "vs_csr", "device_bytes_per_edge", "levels", "reached", "runs"])
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ the scheduler's pipeline, for the achieved PCIe bandwidth.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 import time
@@ -269,8 +268,7 @@ def main() -> None:
             del graphs
     machine = machine_info()
     meta = {"command": " ".join(sys.argv), "timing": __doc__, "machine": machine, "pinned_gbps": pinned, "many": many_rows, "sweeps": sweeps}
-    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
-    json_path, md_path = write_results(f"ooc_bfs-{gpu}", rows, meta, out_dir=args.out)
+    json_path, md_path = write_results("ooc_bfs", rows, meta, out_dir=args.out)
     print_table(many_rows, list(many_rows[0]))
     print_table(sweeps, list(sweeps[0]))
     print(f"pinned host-to-device copy on this machine: {meta['pinned_gbps']} GB/s")

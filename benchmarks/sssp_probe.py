@@ -11,7 +11,6 @@ parent pass within it, ``relaxed_mb`` the edge bytes the tiers moved (out of cor
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 import tempfile
@@ -69,9 +68,8 @@ def main() -> None:
                 rows.append(row)
                 print(row, flush=True)
     machine = machine_info()
-    gpu = re.sub(r"[^A-Za-z0-9]+", "-", machine["gpu"] or "no-gpu").strip("-").lower()
     meta = {"command": " ".join(sys.argv), "graph": f"kron{args.scale}", "sources": sources, "machine": machine}
-    publish(f"sssp_probe-{gpu}", rows, meta, out_dir=args.out, columns=["region", "delta_x", "delta", "ms", "wall_ms", "parents_ms", "iterations", "moved_mb"])
+    publish("sssp_probe", rows, meta, out_dir=args.out, columns=["region", "delta_x", "delta", "ms", "wall_ms", "parents_ms", "iterations", "moved_mb"])
 
 
 if __name__ == "__main__":

@@ -99,12 +99,15 @@ class PageRank(Algorithm):
         return {name: (n, np.float64) for name in ("ranks", "next", "contribution", "out_weight", "dangling", "p")}
 
     def start(self, run: Run) -> None:
-        xp, s, n = run.xp, run.state, run.n
+        xp, s, n = run.xp, run.state, run.graph.n_original
         if self.p is None:
             s["p"].fill(1.0 / n)
         else:
             s["p"][:] = xp.asarray(self.p)
         s["ranks"].fill(1.0 / n)
+        if run.copies is not None:  # uniform over the input's vertices: a coalesced store's replicas and holes start at 0
+            for a in (s["ranks"], s["p"]):
+                a[run.copies.extras] = 0
         w = s["out_weight"]
         if self.weighted:
             w.fill(0)
@@ -112,9 +115,7 @@ class PageRank(Algorithm):
         else:
             indptr = run.sources["in"].indptr if not run.graph.directed else xp.asarray(run.graph.indptr())
             w[:] = indptr[1:] - indptr[:-1]
-        if run.copies is not None:  # a vertex's copies: one out-weight, one rank (replicas and holes start at 0)
-            s["ranks"][:] = xp.asarray(run.graph.from_original(np.full(run.graph.n_original, 1.0 / run.graph.n_original)))
-            self.confluence(run, w, s["ranks"])
+        self.confluence(run, w, s["ranks"])  # a vertex's copies: one out-weight, one rank
         s["dangling"][:] = w == 0
         w[:] = xp.where(w > 0, 1.0 / xp.where(w > 0, w, 1.0), 0.0)  # from here on, 1 / W[v] (0 for dangling v)
         run.frontier.start(np.zeros(0, np.int64), 0)
@@ -152,8 +153,8 @@ def _personalization(graph, personalization) -> np.ndarray | None:
     """p in the store's order, summing to 1, from a {vertex: value} mapping (vertices as the input
     named them; those not named get 0) or an array over the input's vertices; None: uniform."""
     n = graph.n_vertices
-    if personalization is None:  # uniform (over a coalesced store's vertices, not its replicas and holes)
-        return None if graph.copies is None else graph.from_original(np.ones(graph.n_original)) / graph.n_original
+    if personalization is None:
+        return None  # uniform (over a coalesced store's vertices, not its replicas and holes)
     p = np.zeros(n)
     if isinstance(personalization, dict):
         for v, value in personalization.items():

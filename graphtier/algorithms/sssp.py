@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
 from ..runtime.results import SSSPResult
 
 NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex
@@ -190,6 +190,11 @@ class SSSP(Algorithm):
         """A coalesced store's copies of a vertex: the least distance of the two, relaxed from."""
         if run.copies is not None:
             run.filter(COPY_DIST, run.state["dist"], run.copies.partner, input=run.copies.pairs, output=output)
+
+    def batch(self, run: Run) -> int:
+        """Relaxations of the near pile back to back (each reads the pile's size on the device: one
+        emptied before the batch's end launches nothing more); a split of the far queue alone."""
+        return BATCH if run.sizes[-1, 0] else 1
 
     def step(self, run: Run) -> None:
         s, far = run.state, run.queues["far"]

@@ -14,6 +14,7 @@ from ..kernels.limits import EVERY_EDGE, PULL_READS
 from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Pull
 
+SERIAL_BELOW = 1024  # a filter or compute over fewer vertices runs on one thread (waking threads costs more)
 _NO_WEIGHTS = np.ones(1, np.float32)
 _NO_MARKS = np.zeros(1, np.bool_)
 
@@ -111,11 +112,11 @@ class CpuOperators:
     def filter(self, f, args, input, output: Queue) -> None:
         ids, n, every = self._set(input, edges=False)
         start = int(output.row[0])
-        output.row[0] = start + ops.filter_kernel(f.fn, f.per_vertex)(ids, n, every, args, output.ids[start:])
+        output.row[0] = start + ops.filter_kernel(f.fn, f.per_vertex and n >= SERIAL_BELOW)(ids, n, every, args, output.ids[start:])
 
     def compute(self, f, args, input) -> None:
         ids, n, every = self._set(input, edges=False)
-        ops.compute_kernel(f.fn)(ids, n, every, args)
+        ops.compute_kernel(f.fn, n >= SERIAL_BELOW)(ids, n, every, args)
 
     def union(self, output: Queue, source, comm) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's

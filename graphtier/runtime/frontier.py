@@ -157,9 +157,10 @@ class Frontier:
 
 class Copies:
     """A coalesced store's replicas (Graffix; ``Graph.copies``) where the kernels are: each
-    vertex's ``partner`` (a replica's original, an original's replica, else itself) and two vertex
+    vertex's ``partner`` (a replica's original, an original's replica, else itself), two vertex
     sets, ``replicas`` and ``pairs`` (the replicas, then their originals): what an algorithm's
-    confluence functors run over after an iteration, so that a vertex's copies agree."""
+    confluence functors run over after an iteration, so that a vertex's copies agree; and
+    ``extras``, the replicas' and holes' ids (no vertex of the input's: a uniform start skips them)."""
 
     def __init__(self, run, copies: np.ndarray):
         n, xp, s = len(copies), run.xp, run.state
@@ -174,11 +175,14 @@ class Copies:
         rows[:] = xp.asarray(np.array([[len(replicas), 0, 0, 0], [2 * len(replicas), 0, 0, 0]], rows.dtype))
         base = rows.data.ptr if run.backend == "cuda" else 0
         self.replicas, self.pairs = Queue(ids, rows, 0, base), Queue(ids, rows, 1, base)
+        self.extras = s["copy_extras"]
+        self.extras[:] = xp.asarray(np.flatnonzero(copies != np.arange(n)).astype(self.extras.dtype))
 
     @staticmethod
     def shapes(graph, backend: str) -> dict[str, tuple]:
         """The arrays it keeps, ``name -> (shape, dtype)`` (charged with the vertex state)."""
         copies, n = graph.copies, graph.n_vertices
         replicas = int(np.count_nonzero((copies < n) & (copies != np.arange(n))))
-        gpu = backend == "cuda"
-        return {"copy_partner": ((n,), np.uint32), "copy_ids": ((2 * replicas,), np.uint32 if gpu else np.int64), "copy_rows": ((2, 4), np.uint64 if gpu else np.int64)}
+        extras = int(np.count_nonzero(copies != np.arange(n)))
+        ids = np.uint32 if backend == "cuda" else np.int64
+        return {"copy_partner": ((n,), np.uint32), "copy_ids": ((2 * replicas,), ids), "copy_rows": ((2, 4), np.uint64 if backend == "cuda" else np.int64), "copy_extras": ((extras,), ids)}

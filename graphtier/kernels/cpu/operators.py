@@ -267,8 +267,11 @@ def filter_kernel(predicate, parallel: bool):
 
 
 @functools.cache
-def compute_kernel(fn):
-    @compiled(parallel=True)
+def compute_kernel(fn, parallel: bool = True):
+    """``fn`` on every vertex of a set; ``parallel=False`` for a handful (waking the threads for a
+    few vertices cost milliseconds between two other parallel kernels on a 2-core machine)."""
+
+    @compiled(parallel=parallel)
     def kernel(frontier, n, every, state):
         for i in prange(n):
             fn(_member(frontier, i, every), state)
