@@ -227,3 +227,9 @@ def test_config_is_one_picklable_value_for_every_algorithm(graphs):
         gt.pagerank(g, devcie="cpu")
     with pytest.raises(ValueError, match="zero_copy must be one of"):
         gt.Config(zero_copy="sometimes")
+    with pytest.raises(ValueError, match="output must be one of"):
+        gt.Config(output="gpu")
+    with pytest.raises(ValueError, match="output='device' leaves results on one GPU"):
+        gt.Config(output="device", devices=2)
+    with pytest.raises(ValueError, match="this run is on the CPU"):
+        gt.bfs(g, 0, device="cpu", output="device")

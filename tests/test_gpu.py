@@ -201,6 +201,52 @@ def test_coalesced_copies_merge_as_on_the_cpu(weighted_graphs, name, fmt, tmp_pa
         assert np.abs(gt.pagerank(a, weight=True, device="cuda", **budget).ranks - ranks).sum() < 1e-6
 
 
+def input_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:
+    """The store's edges as a CSR in the input's ids."""
+    e = g.edges().astype(np.int64)
+    ids = np.arange(g.n_vertices) if g.perm is None else g.perm.astype(np.int64)
+    src, dst = ids[e[:, 0]], ids[e[:, 1]]
+    return np.concatenate([[0], np.cumsum(np.bincount(src, minlength=g.n_vertices))]), dst[np.lexsort((dst, src))]
+
+
+@pytest.mark.parametrize("order", ["natural", "degree"])
+def test_results_left_on_the_device_equal_the_hosts(weighted_graphs, order, tmp_path):
+    """``output="device"``: every per-vertex result as a CuPy array of its own, in the input's order
+    (a reordered store's too), equal to the host's; the tables copy them back."""
+    import cupy
+
+    g = weighted_graphs["kron"]["csr"]
+    if order != "natural":
+        e = g.edges().astype(np.int64)
+        g = gt.build(np.column_stack([e, g.group["weights"][:]]), tmp_path / "d.gt", order=order, symmetrize=True)
+    source = 1
+    calls = {
+        "bfs": lambda **o: gt.bfs(g, source, **o),
+        "sssp": lambda **o: gt.sssp(g, source, **o),
+        "pagerank": lambda **o: gt.pagerank(g, **o),
+        "cc": lambda **o: gt.connected_components(g, **o),
+        "mis": lambda **o: gt.maximal_independent_set(g, seed=1, **o),
+        "color": lambda **o: gt.greedy_color(g, seed=1, **o),
+        "bc": lambda **o: gt.betweenness_centrality(g, k=4, seed=1, **o),
+    }
+    for name, call in calls.items():
+        host, device = call(device="cuda"), call(device="cuda", output="device")
+        for column, values in host.columns().items():
+            left = device.columns()[column]
+            assert isinstance(left, cupy.ndarray), (name, column)
+            if name == "bfs" and column == "parent":  # any parent one level up: claimed by atomics
+                gt.validate_bfs_tree(*input_csr(g), source, device.distances.get(), left.get())
+            else:
+                np.testing.assert_allclose(left.get(), values, rtol=1e-12, err_msg=f"{name} {column}")
+        table = device.to_pandas()
+        assert list(table.columns) == list(host.to_pandas().columns) and len(table) == len(values)
+    again = gt.bfs(g, source, device="cuda", output="device")
+    gt.bfs(g, 0, device="cuda", output="device")  # the next run reuses the state's buffers, not the result
+    np.testing.assert_array_equal(again.distances.get(), calls["bfs"](device="cuda").distances)
+    with pytest.raises(ValueError, match="a spanning forest is a list of edges"):
+        gt.minimum_spanning_tree(g, device="cuda", output="device")
+
+
 # --- strongly connected components: the GPU equals the CPU -------------------------------------
 
 

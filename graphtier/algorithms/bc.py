@@ -180,9 +180,10 @@ def _sources(graph, k: int | None, seed, sources) -> list | None:
     return rng.sample(ids, k)
 
 
-def rescale(centrality: np.ndarray, n: int, *, normalized: bool, directed: bool, endpoints: bool, sampled: np.ndarray | None) -> np.ndarray:
+def rescale(centrality: np.ndarray, n: int, *, normalized: bool, directed: bool, endpoints: bool, sampled: np.ndarray | None, xp=np) -> np.ndarray:
     """networkx's ``_rescale``: sums over ``len(sampled)`` sources (a mask of them; None: every
-    vertex) scaled to the pairs counted, unordered ones on an undirected graph."""
+    vertex) scaled to the pairs counted, unordered ones on an undirected graph (``xp``: the arrays'
+    module, NumPy or CuPy)."""
     N = n if endpoints else n - 1
     if N < 2:
         return centrality
@@ -196,7 +197,7 @@ def rescale(centrality: np.ndarray, n: int, *, normalized: bool, directed: bool,
     else:
         correction = 1 if directed else 2
         source, other = (N / ((K - 1) * correction) if K > 1 else math.nan), N / (K * correction)
-    return centrality * np.where(sampled, source, other)
+    return centrality * xp.where(sampled, source, other)
 
 
 def betweenness_centrality(
@@ -238,7 +239,7 @@ def betweenness_centrality(
     if n == 0:
         return BetweennessResult(centrality=np.zeros(0), sources=None, ids=graph.ids)
     done = run(Betweenness(graph, order, endpoints), graph, Config.of(config, **options))
-    sums = done.ops.to_host(done.state["centrality"])
-    centrality = rescale(sums, n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled)
+    sampled = None if sampled is None else done.xp.asarray(sampled)
+    centrality = rescale(done.state["centrality"], n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled, xp=done.xp)
     stats = done.stats(sources=len(order), normalized=normalized, endpoints=endpoints)
-    return BetweennessResult(centrality=graph.to_original(centrality), sources=None if chosen is None else np.array(chosen, np.int64), stats=stats, ids=graph.ids)
+    return BetweennessResult(centrality=done.output(centrality), sources=None if chosen is None else np.array(chosen, np.int64), stats=stats, ids=graph.ids)

@@ -225,9 +225,9 @@ def _bfs(graph, source: int, *, direction: str, config: Config | None = None, **
     done = run(LayeredBFS(graph) if layered else BFS(graph, source, direction), graph, Config.of(config, **options))
     indptr = done.sources["out"].indptr
     traversed = int((indptr[1:] - indptr[:-1])[done.state["dist"] >= 0].sum())  # where the state is
-    dist, parent = (done.ops.to_host(done.state[k]) for k in ("dist", "parent"))
+    dist, parents = done.output(done.state["dist"]), done.output(done.state["parent"], references=True)
     for it, row in zip(done.iterations, done.sizes):
         it["edges"] = int(row[1])
     stats = done.stats(levels=len(graph.layers) - 1 if layered else len(done.iterations), reached=int(done.sizes[:, 0].sum()), edges_traversed=traversed, traversal=traversal)
     stats["teps"] = stats["edges_traversed"] / stats["seconds"] if stats["seconds"] > 0 else float("inf")
-    return BFSResult(source=source, distances=graph.to_original(dist), parents=graph.refs_to_original(graph.to_original(parent)), stats=stats, ids=graph.ids)
+    return BFSResult(source=source, distances=dist, parents=parents, stats=stats, ids=graph.ids)

@@ -205,12 +205,14 @@ def numbered(graph, done: Run, roots) -> np.ndarray:
             ranked(roots, labels)
             return labels
         _, labels = done.xp.unique(roots, return_inverse=True)
-        return done.ops.to_host(labels).astype(np.int64).ravel()
+        return done.output(labels.astype(np.int64).ravel())
     # the smallest vertex in the input's ids: the first of each root in the input's order
-    _, first, labels = np.unique(graph.to_original(done.ops.to_host(roots)), return_index=True, return_inverse=True)
-    rank = np.empty(len(first), np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    return rank[labels]
+    ordered = done.output(roots)  # where the result goes
+    xp = done.xp if done.config.output == "device" else np
+    _, first, labels = xp.unique(ordered, return_index=True, return_inverse=True)
+    rank = xp.empty(len(first), np.int64)
+    rank[xp.argsort(first)] = xp.arange(len(first))
+    return rank[labels].ravel()
 
 
 def connected_components(graph, *, config: Config | None = None, **options) -> ComponentsResult:

@@ -241,7 +241,6 @@ def greedy_color(graph, *, seed: int | None = None, config: Config | None = None
     if graph.n_vertices == 0:
         return ColoringResult(colors=np.zeros(0, np.int64), n_colors=0, seed=alg.seed, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    colors = done.ops.to_host(done.state["colors"])  # all coloured: counts and decrements travel along the same lists
-    colors = graph.to_original(colors.astype(np.int64))
+    colors = done.output(done.state["colors"].astype(np.int64))  # all coloured: counts and decrements travel along the same lists
     n_colors = int(colors.max()) + 1
     return ColoringResult(colors=colors, n_colors=n_colors, seed=alg.seed, stats=done.stats(n_colors=n_colors, seed=alg.seed), ids=graph.ids)

@@ -137,6 +137,6 @@ def maximal_independent_set(graph, *, seed: int | None = None, config: Config | 
     if graph.n_vertices == 0:
         return IndependentSetResult(in_set=np.zeros(0, bool), size=0, seed=alg.seed, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    in_set = graph.to_original(done.ops.to_host(done.state["status"]) == IN)
+    in_set = done.output(done.state["status"] == IN)
     size = int(in_set.sum())
     return IndependentSetResult(in_set=in_set, size=size, seed=alg.seed, stats=done.stats(size=size, seed=alg.seed), ids=graph.ids)

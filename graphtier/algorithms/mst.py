@@ -159,6 +159,8 @@ def minimum_spanning_tree(graph, *, weight: bool = True, config: Config | None =
     """
     alg = Boruvka(graph, weight)
     n = graph.n_vertices
+    if Config.of(config, **options).output == "device":
+        raise ValueError("output='device' leaves per-vertex results on the GPU; a spanning forest is a list of edges, returned to the host")
     if n == 0:
         empty = np.zeros(0, np.int64)
         return MSTResult(sources=empty, destinations=empty, weights=np.zeros(0), total_weight=0.0, n_trees=0, ids=graph.ids)

@@ -183,6 +183,5 @@ def pagerank(graph, *, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 1
     if graph.n_vertices == 0:
         return PageRankResult(ranks=np.zeros(0), iterations=0, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    ranks = done.ops.to_host(done.state["ranks"])
     stats = done.stats(weighted=alg.weighted, error=alg.error)
-    return PageRankResult(ranks=graph.to_original(ranks), iterations=len(done.iterations), stats=stats, ids=graph.ids)
+    return PageRankResult(ranks=done.output(done.state["ranks"]), iterations=len(done.iterations), stats=stats, ids=graph.ids)

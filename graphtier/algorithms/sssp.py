@@ -280,12 +280,11 @@ def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None,
     layered = traversal == "layers"
     alg = LayeredSSSP(graph, weight, predecessors) if layered else SSSP(graph, source, weight, delta, predecessors)
     done = run(alg, graph, Config.of(config, **options))
-    dist = done.ops.to_host(done.state["dist"])
+    xp, dist = done.xp, done.state["dist"]
     parents = None
     if predecessors:
-        parent = done.ops.to_host(done.state["parent"])
-        parent = np.where(parent == NO_PARENT, -1, parent)
+        parent = xp.where(done.state["parent"] == NO_PARENT, -1, done.state["parent"])
         parent[alg.source] = alg.source
-        parents = graph.refs_to_original(graph.to_original(parent))
-    stats = done.stats(reached=int(np.isfinite(dist).sum()), weighted=alg.weighted, traversal=traversal, delta=alg.delta, **({"handed_on": alg.handed_on} if layered else {}))
-    return SSSPResult(source=source, distances=graph.to_original(dist), parents=parents, stats=stats, ids=graph.ids)
+        parents = done.output(parent, references=True)
+    stats = done.stats(reached=int(xp.isfinite(dist).sum()), weighted=alg.weighted, traversal=traversal, delta=alg.delta, **({"handed_on": alg.handed_on} if layered else {}))
+    return SSSPResult(source=source, distances=done.output(dist), parents=parents, stats=stats, ids=graph.ids)

@@ -218,6 +218,13 @@ class Graph:
         build kept that order."""
         return None if self.perm is None else self._originals[2]
 
+    def device_mapping(self, name: str):
+        """``original_order`` or ``references`` (each vertex's place among the input's ids) on the
+        GPU, kept with the handle: what a result left there is reordered by."""
+        import cupy
+
+        return self._once(("device_mapping", name), False, lambda: cupy.asarray(self.original_order if name == "original_order" else self._references))
+
     def to_original(self, values: np.ndarray) -> np.ndarray:
         """Per-vertex results reindexed from the store's order to the input's order of ids."""
         order = self.original_order

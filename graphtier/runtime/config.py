@@ -11,6 +11,7 @@ from ..tiering.budget import device_available, host_available, parse_size
 from ..tiering.scheduler import ZERO_COPY
 
 DEVICES = ("auto", "cpu", "cuda")
+OUTPUTS = ("host", "device")
 _told = False
 
 
@@ -25,7 +26,9 @@ class Config:
     the fastest, the others switch one technique off). ``progress``: a progress bar over the
     iterations (default: when stderr is a terminal). ``devices``: split the graph over several
     devices, a process each (runtime/parts.py): a count (the first GPUs, or simulated devices on
-    the CPU) or GPU ids; the budgets are each device's. Plain values only, so it pickles (Dask)."""
+    the CPU) or GPU ids; the budgets are each device's. ``output``: "host" (results as NumPy
+    arrays, copied from the GPU into pinned memory) or "device" (per-vertex results left on the
+    GPU as CuPy arrays, for a pipeline that goes on there). Plain values only, so it pickles (Dask)."""
 
     device: str = "auto"
     device_memory: int | str | None = None
@@ -34,6 +37,7 @@ class Config:
     decoder: str | None = None
     progress: bool | None = None
     devices: int | tuple[int, ...] | None = None
+    output: str = "host"
 
     def __post_init__(self):
         d = self.devices
@@ -45,6 +49,10 @@ class Config:
             raise ValueError(f"devices must be a count of at least 1 or distinct device ids, got {d!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
+        if self.output not in OUTPUTS:
+            raise ValueError(f"output must be one of {', '.join(OUTPUTS)}, got {self.output!r}")
+        if self.output == "device" and self.devices is not None:
+            raise ValueError("output='device' leaves results on one GPU; a run split over devices (devices=) returns them to the host")
         if self.zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {self.zero_copy!r}")
         for budget in (self.device_memory, self.host_memory):
@@ -63,6 +71,12 @@ class Config:
 
     def backend(self) -> str:
         """ "cpu" or "cuda"; "auto" says once per process why it falls back to the CPU."""
+        backend = self._backend()
+        if backend == "cpu" and self.output == "device":
+            raise ValueError("output='device' leaves results on the GPU as CuPy arrays; this run is on the CPU")
+        return backend
+
+    def _backend(self) -> str:
         global _told
         if self.device == "cpu":
             if self.decoder is not None:

@@ -1,6 +1,7 @@
 """Algorithm results: NumPy arrays first, with Arrow and pandas views for pipelines.
 
-Per-vertex arrays are indexed by the input's vertex ids, whatever order the store keeps. When the
+Per-vertex arrays are indexed by the input's vertex ids, whatever order the store keeps; they are
+CuPy arrays where the run asked for ``output="device"`` (the tables copy them to the host). When the
 build relabelled arbitrary ids, rows follow the original ids ascending (listed in ``ids``), vertex
 references such as parents are row numbers, and the tables give them as original ids (a missing
 one as null). ``stats`` describes the run: device, format, time, bytes moved per tier, and one
@@ -13,6 +14,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+
+
+def on_host(values) -> np.ndarray:
+    """A NumPy array of ``values`` (a CuPy array copied from the GPU)."""
+    return values.get() if hasattr(values, "get") and not isinstance(values, np.ndarray) else values
 
 
 @dataclass
@@ -28,7 +34,7 @@ class VertexResult:
 
     def _table(self) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
         """column -> (values, mask of missing values or None)."""
-        cols = self.columns()
+        cols = {name: on_host(values) for name, values in self.columns().items()}
         n = len(next(iter(cols.values())))
         table = {"vertex": (np.arange(n) if self.ids is None else self.ids, None)}
         for name, values in cols.items():
@@ -73,7 +79,7 @@ class BFSResult(TreeResult):
 
     @property
     def reached(self) -> int:
-        return int(np.count_nonzero(self.distances >= 0))
+        return int((self.distances >= 0).sum())
 
 
 @dataclass
@@ -82,7 +88,7 @@ class SSSPResult(TreeResult):
 
     @property
     def reached(self) -> int:
-        return int(np.count_nonzero(np.isfinite(self.distances)))
+        return int((self.distances < np.inf).sum())
 
 
 @dataclass

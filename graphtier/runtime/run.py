@@ -212,6 +212,19 @@ class Run:
     def compute(self, functor: Compute, *args, input: Queue | Span | str = ALL) -> None:
         self.ops.compute(functor, args, input)
 
+    def output(self, values, *, references: bool = False):
+        """A per-vertex array of the run as a result: in the input's order of ids (``references``:
+        vertices renamed as the input names them, -1 for none), on the host (from the GPU through
+        pinned memory), or left on the GPU as a CuPy array of its own (``Config.output="device"``)."""
+        g = self.graph
+        if self.config.output == "host":
+            values = g.to_original(self.ops.to_host(values))
+            return g.refs_to_original(values) if references else values
+        if g.perm is None:
+            return values.copy()  # the state's buffer serves the next run
+        values = values[g.device_mapping("original_order")]
+        return self.xp.where(values >= 0, g.device_mapping("references")[self.xp.maximum(values, 0)], -1) if references else values
+
     def _queue(self, name: str) -> Queue:
         """A queue of the algorithm's own (room for every vertex, a zeroed count row), as operators
         take for ``input`` and ``output``."""
