@@ -319,11 +319,16 @@ class Graph:
             cupy.get_default_pinned_memory_pool().free_all_blocks()
 
     def resident_size(self, reverse: bool = False, weights: bool = False) -> int:
-        """Bytes the whole graph takes resident (``tiering.resident.resident_bytes``)."""
-        chunks = self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
-        e = self._array(schema.ADJ, reverse).shape[0]
-        edges = [min(self.chunk_edges, e - c) for c in range(0, e, self.chunk_edges)]
-        return resident_bytes(chunks, edges, self.n_vertices, weights)
+        """Bytes the whole graph takes resident (``tiering.resident.resident_bytes``); kept, since
+        every query asks and opening ``adj`` through Zarr costs milliseconds."""
+
+        def size() -> int:
+            chunks = self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
+            e = self._array(schema.ADJ, reverse).shape[0]
+            edges = [min(self.chunk_edges, e - c) for c in range(0, e, self.chunk_edges)]
+            return resident_bytes(chunks, edges, self.n_vertices, weights)
+
+        return self._once(("resident_size", weights), reverse, size)
 
     def chunk_sizes(self, reverse: bool = False) -> np.ndarray:
         """Each ``adj`` chunk's encoded bytes, its checksum left out (from the store's listing)."""
