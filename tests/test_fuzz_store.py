@@ -195,6 +195,13 @@ def test_seed_store_is_accepted(fmt, tmp_path):
     assert exercise(fmt, "adj@0", seed_input(fmt, "adj@0"), tmp_path) == "accepted"
 
 
+def test_a_fill_value_out_of_its_type_is_rejected(tmp_path):
+    # found by test_fuzz_store: Zarr raised OverflowError reading adj's fill value -1 as uint32
+    meta = json.loads(seed_input("ef", "adj/zarr.json"))
+    meta["fill_value"] = -1
+    assert exercise("ef", "adj/zarr.json", json.dumps(meta).encode(), tmp_path) == "rejected"
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_fuzz_store(fmt, tmp_path):
     @settings(max_examples=6, deadline=None, database=None, suppress_health_check=list(HealthCheck))
