@@ -185,10 +185,13 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
         offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
     with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, "host"):
-        arena = np.zeros(offset, np.uint8)
+        arena = np.empty(offset, np.uint8)  # each byte written once: the chunks, then what pads them
     read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
+    ends = [*table[1:, CHUNK_START], offset]
     for c, blob in enumerate(blobs):
-        arena[table[c, CHUNK_START] : table[c, CHUNK_START] + len(blob)] = blob
+        start = table[c, CHUNK_START]
+        arena[start : start + len(blob)] = blob
+        arena[start + len(blob) : ends[c]] = 0
     if weights is not None:
         values, nbytes = weights.read(range(store.n_chunks))
         for c, w in enumerate(values):

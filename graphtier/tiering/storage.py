@@ -115,7 +115,7 @@ class ChunkStore:
         if len(data) < CRC_BYTES:
             raise self.corrupt("chunk is too short to hold its checksum", c)
         body, crc = data[:-CRC_BYTES], int(data[-CRC_BYTES:].view("<u4")[0])
-        if google_crc32c.value(body.tobytes()) != crc:
+        if google_crc32c.value(_read_only(body)) != crc:
             raise self.corrupt("crc32c mismatch", c)
         return body
 
@@ -184,3 +184,11 @@ def read_vector(array: zarr.Array, location: str | None = None) -> np.ndarray:
     """A whole 1-D array (``indptr``, ``perm``), chunk by chunk, so that a bad chunk is named."""
     chunks = ChunkStore(array, "vector", location)
     return np.concatenate([decoded_chunk(chunks, c) for c in range(chunks.n_chunks)]) if chunks.n_chunks else np.zeros(array.shape, array.dtype)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``, which google_crc32c reads in place (it takes no writable buffer,
+    and a copy to bytes costs more than the checksum)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
