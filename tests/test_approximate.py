@@ -213,6 +213,18 @@ def test_the_other_algorithms_see_replicas_as_vertices_and_report_the_originals(
     assert len(colors) == a.n_original
 
 
+def test_a_coalesced_store_recodes_and_is_approximated_no_further(coalesced, tmp_path):
+    g, a = coalesced
+    r = gt.recode(a, tmp_path / "r.gt", format="csr")
+    np.testing.assert_array_equal(r.copies, a.copies)
+    source = int(np.argmax(np.diff(g.indptr())))
+    np.testing.assert_array_equal(gt.sssp(r, source, device="cpu").distances, gt.sssp(a, source, device="cpu").distances)
+    assert gt.verify(r).ok
+    with pytest.raises(ValueError, match="is approximate already .coalesce of"):
+        gt.approximate(a, tmp_path / "again.gt", "divergence")
+    assert not (tmp_path / "again.gt").exists()
+
+
 def test_a_coalesced_store_runs_on_one_device(coalesced):
     _, a = coalesced
     with pytest.raises(ValueError, match="coalesced store .* does not run split"):

@@ -44,6 +44,9 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     iteration (SSSP and BFS the least distance, PageRank the mean, as Graffix); in the others a
     replica is a vertex of its own. Results report the originals only."""
     g = graph if isinstance(graph, Graph) else open_graph(graph)
+    if "approximation" in g.attrs:
+        made = g.attrs["approximation"]
+        raise ValueError(f"{g.location} is approximate already ({made.get('transform')} of {made.get('source')}): approximate the exact store")
     if transform not in TRANSFORMS:
         later = f"; {transform!r} is not built yet" if transform in PLANNED else ""
         raise ValueError(f"unknown transform {transform!r}: choose from {', '.join(TRANSFORMS)}{later}")

@@ -187,7 +187,8 @@ def recode(
     """Copy a store into another format or chunk size, a few chunks at a time (bounded memory).
 
     Rows come out of the old store already sorted, so nothing is sorted again; ``indptr``,
-    ``perm``, the reverse graph and the build facts carry over.
+    ``perm`` (a layered store's ``layers``, a coalesced store's ``copies``), the reverse graph and
+    the build facts carry over.
     """
     old = source if isinstance(source, Graph) else open_graph(source)
     format = format or old.format
@@ -204,6 +205,8 @@ def recode(
             schema.write_vector(group, schema.PERM, old.perm)
         if old.layers is not None:
             schema.write_vector(group, schema.LAYERS, old.layers)
+        if old.copies is not None:
+            schema.write_vector(group, schema.COPIES, old.copies)
         group.update_attributes({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 
