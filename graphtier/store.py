@@ -34,7 +34,8 @@ VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
 # Zarr skips chunks that hold only the fill value and reads them back as such, so a lost chunk
 # would pass for zeros; stores hold every chunk of indptr, perm and weights, and a missing one is damage.
 EVERY_CHUNK = {"write_empty_chunks": True}
-BAD_METADATA = (ValueError, TypeError, KeyError, OSError, OverflowError)  # what Zarr raises for a zarr.json it cannot read, that is no JSON or not its metadata, or whose fill value its type cannot hold
+# What Zarr raises for a zarr.json it cannot read, that is no JSON or not its metadata, or whose fill value its type cannot hold.
+BAD_METADATA = (ValueError, TypeError, KeyError, OSError, OverflowError)
 _ONLY_STORES = "only a graphtier store (a Zarr v3 group with graphtier_schema) is ever replaced"
 
 # indptr and perm use numcodecs' delta filter through Zarr; its reminder that such codecs are outside

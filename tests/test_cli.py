@@ -213,8 +213,8 @@ def test_layered_and_approximate_stores(tmp_path, capsys):
     code, out, _ = run(capsys, "info", approx)
     assert f"approximate  divergence of {layered} (threshold 0.6, share 0.85, warp 32), {made['added_edges']:,} edges added" in out
     coalesced = tmp_path / "c.gt"
-    code, out, _ = run(capsys, "approximate", approx, coalesced, "--transform", "coalesce", "--k", 8, "--threshold", 0.3)
+    code, out, _ = run(capsys, "approximate", layered, coalesced, "--transform", "coalesce", "--k", 8, "--threshold", 0.3)
     facts = gt.open(coalesced).attrs["approximation"]
-    assert code == 0 and f"coalesce of {approx} (k 8, threshold 0.3): {facts['added_edges']:,} edges added, {facts['replicas']:,} replicas in " in out
-    code, _, err = run(capsys, "approximate", approx, tmp_path / "w.gt", "--transform", "coalesce", "--warp", 16)
+    assert code == 0 and f"coalesce of {layered} (k 8, threshold 0.3): {facts['added_edges']:,} edges added, {facts['replicas']:,} replicas in " in out
+    code, _, err = run(capsys, "approximate", layered, tmp_path / "w.gt", "--transform", "coalesce", "--warp", 16)
     assert code == 2 and "--warp: not a knob of coalesce, which takes --k, --threshold" in err and not (tmp_path / "w.gt").exists()

@@ -67,7 +67,7 @@ class RefusingNumpy:
 # query's working memory, with the allocator's own words).
 SITES = {
     "simulated device": (memory, "np", "zeros", 1, "the simulated device region"),
-    "resident graph": (resident, "np", "zeros", 2, "the whole graph (adj, every chunk and its weights)"),  # after the chunk table
+    "resident graph": (resident, "np", "empty", 1, "the whole graph (adj, every chunk and its weights)"),
     "vertex state": (run_module, "np", "empty", 1, "the query's working memory"),
     "host slot": (memory.CpuMemory, "host_view", None, 1, "the query's working memory"),  # a pinned slot, allocated on first use on a GPU
 }
