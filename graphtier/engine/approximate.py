@@ -41,8 +41,9 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     a next-level chunk's vertices gets a replica in its level's holes, which takes those edges
     and 2-hop ones into the chunk: 0.6, the paper's for power-law graphs, below 0.5 for roads).
     Algorithms that declare a confluence merge each replica with its original after every
-    iteration (SSSP and BFS the least distance, PageRank the mean, as Graffix); in the others a
-    replica is a vertex of its own. Results report the originals only."""
+    iteration (SSSP and BFS the least distance, PageRank the sum of both copies' in-flows, where
+    Graffix takes the mean); in the others a replica is a vertex of its own. Results report the
+    originals only."""
     g = graph if isinstance(graph, Graph) else open_graph(graph)
     if "approximation" in g.attrs:
         made = g.attrs["approximation"]

@@ -178,6 +178,15 @@ class Graph:
             raise CorruptChunkError(problem, array=schema.COPIES, store=self.location)
         return copies
 
+    @functools.cached_property
+    def copy_sets(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """A coalesced store's (replicas, replicas and holes): the slots that copy a vertex, and
+        every slot that is none of the input's vertices; None for any other store."""
+        if self.copies is None:
+            return None
+        others = np.flatnonzero(self.copies != np.arange(self.n_vertices))
+        return others[self.copies[others] < self.n_vertices], others
+
     @property
     def n_original(self) -> int:
         """The vertices results report: all but a coalesced store's replicas and holes."""

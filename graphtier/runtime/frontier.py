@@ -162,9 +162,9 @@ class Copies:
     confluence functors run over after an iteration, so that a vertex's copies agree; and
     ``extras``, the replicas' and holes' ids (no vertex of the input's: a uniform start skips them)."""
 
-    def __init__(self, run, copies: np.ndarray):
+    def __init__(self, run, graph):
+        copies, (replicas, extras) = graph.copies, graph.copy_sets
         n, xp, s = len(copies), run.xp, run.state
-        replicas = np.flatnonzero((copies < n) & (copies != np.arange(n)))
         partner = np.arange(n)
         partner[replicas] = copies[replicas]
         partner[copies[replicas]] = replicas
@@ -176,13 +176,16 @@ class Copies:
         base = rows.data.ptr if run.backend == "cuda" else 0
         self.replicas, self.pairs = Queue(ids, rows, 0, base), Queue(ids, rows, 1, base)
         self.extras = s["copy_extras"]
-        self.extras[:] = xp.asarray(np.flatnonzero(copies != np.arange(n)).astype(self.extras.dtype))
+        self.extras[:] = xp.asarray(extras.astype(self.extras.dtype))
 
     @staticmethod
     def shapes(graph, backend: str) -> dict[str, tuple]:
         """The arrays it keeps, ``name -> (shape, dtype)`` (charged with the vertex state)."""
-        copies, n = graph.copies, graph.n_vertices
-        replicas = int(np.count_nonzero((copies < n) & (copies != np.arange(n))))
-        extras = int(np.count_nonzero(copies != np.arange(n)))
+        replicas, extras = graph.copy_sets
         ids = np.uint32 if backend == "cuda" else np.int64
-        return {"copy_partner": ((n,), np.uint32), "copy_ids": ((2 * replicas,), ids), "copy_rows": ((2, 4), np.uint64 if backend == "cuda" else np.int64), "copy_extras": ((extras,), ids)}
+        return {
+            "copy_partner": ((graph.n_vertices,), np.uint32),
+            "copy_ids": ((2 * len(replicas),), ids),
+            "copy_rows": ((2, 4), np.uint64 if backend == "cuda" else np.int64),
+            "copy_extras": ((len(extras),), ids),
+        }

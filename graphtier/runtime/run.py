@@ -105,7 +105,7 @@ class Run:
         self._charge(nbytes)
         self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
         self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
-        self.copies = Copies(self, graph.copies) if "copy_partner" in self.state else None  # a coalesced store's replicas
+        self.copies = Copies(self, graph) if "copy_partner" in self.state else None  # a coalesced store's replicas
         self.queues = {name: self._queue(name) for name in algorithm.queues}
         wanted = algorithm.edges(graph)
         self.sources = self._open_edges(wanted)
