@@ -81,14 +81,13 @@ def _coalesce(g: Graph, indptr, edges, weights, ids, knobs: dict, described: dic
     perm = np.empty(n, np.uint64)
     perm[lay.slot] = ids
     perm[~own] = (int(ids.max()) + 1 if len(ids) else 0) + np.arange(n - len(ids), dtype=np.uint64)
-    copies = np.where(lay.copies >= 0, lay.copies, n).astype(np.uint64)
-    replicas = int(np.count_nonzero(lay.copies >= 0) - len(ids))
+    replicas = int(np.count_nonzero(lay.copies < n) - len(ids))
     facts = {"k": knobs["k"], "originals": len(ids), "replicas": replicas, "holes": n - len(ids) - replicas, "levels": lay.levels}
     described |= {"added_edges": lay.added, "replicas": replicas, "holes": facts["holes"]}
     rows = np.column_stack([lay.src, lay.dst, *([lay.weight] if weights is not None else [])])  # unweighted stays so
     source = array_source(rows, id_limit=n, n_vertices=n)
     relabelled = {"relabelled": bool(g.attrs.get("relabelled"))}  # the slots are dense already; perm holds the ids
-    return build(source, out, order="natural", attributes={"approximation": described, "coalesced": facts, **relabelled}, vectors={"perm": perm, "copies": copies}, **options)
+    return build(source, out, order="natural", attributes={"approximation": described, "coalesced": facts, **relabelled}, vectors={"perm": perm, "copies": lay.copies.astype(np.uint64)}, **options)
 
 
 def inaccuracy(exact, approx) -> float:

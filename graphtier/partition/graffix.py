@@ -72,7 +72,8 @@ def _two_hops(indptr, indices, weights, need):
 
 class Coalesced(NamedTuple):
     """Graffix's coalescing layout: ``slot`` of each vertex, ``copies`` (per slot: the slot it
-    copies: itself for a vertex, its original's for a replica, -1 for a hole) and the edges in
+    copies: itself for a vertex, its original's for a replica, the slot count for a hole, as a
+    store's ``copies`` array holds it) and the edges in
     slots, ``(src, dst, weight)``, moved and added ones included."""
 
     slot: np.ndarray
@@ -104,7 +105,7 @@ def coalesce_layout(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray
     slot, starts = _renumber(indptr, indices, level, roots, k)
     n_slots = int(starts[-1])
     rep_of, chunk_of = _replicate(indptr, indices, level, slot, starts, k, threshold)
-    copies = np.full(n_slots, -1, np.int64)
+    copies = np.full(n_slots, n_slots, np.int64)
     copies[slot] = slot
     has = rep_of >= 0
     copies[rep_of[has]] = slot[has]
