@@ -92,9 +92,9 @@ def verify(store: str | os.PathLike | Graph, *, progress: bool | None = None) ->
     with tqdm(desc="verifying", total=total, unit=" chunks", file=sys.stderr, disable=not show, leave=False) as bar:
         sums = {r: _check_part(graph, r, report, bar) for r in parts}
     if False not in damaged:
-        _check_perm(graph, report)
+        perm = _check_perm(graph, report)
         _check_layers(graph, report)
-        _check_copies(graph, report)
+        _check_copies(graph, perm, report)
     if len(sums) == 2 and None not in sums.values():
         _check_transpose(graph, sums[False], sums[True], report)
     report.seconds = time.perf_counter() - start
@@ -190,36 +190,40 @@ def _check_summaries(part: zarr.Group, degrees: np.ndarray, sums: _Sums, report:
             report.problems.append(Problem(where, None, f"attribute weights is {stated}, the weights are {found}"))
 
 
-def _check_perm(graph: Graph, report: VerifyReport) -> None:
-    """``perm`` names each vertex's original id once (below the vertex count unless relabelled)."""
-    if schema.PERM not in graph.group:
-        return
-    array = graph.group[schema.PERM]
+def _vector(graph: Graph, name: str, report: VerifyReport) -> np.ndarray | None:
+    """A whole vector of the store (``perm``, ``layers``, ``copies``), or None with its damaged
+    chunk reported."""
+    array = graph.group[name]
     try:
-        perm = read_vector(array)
+        return read_vector(array)
     except CorruptChunkError as e:
         report.problems.append(_problem(e, array.path, e.chunk))
-        return
-    problem = perm_problem(perm, graph.n_vertices, bool(graph.attrs.get("relabelled")))
-    if problem:
-        report.problems.append(Problem(array.path, None, problem))
+        return None
 
 
-def _check_copies(graph: Graph, report: VerifyReport) -> None:
+def _check_perm(graph: Graph, report: VerifyReport) -> np.ndarray | None:
+    """``perm`` names each vertex's original id once (below the vertex count unless relabelled);
+    it is returned (None where the store has none, or it is damaged)."""
+    if schema.PERM not in graph.group:
+        return None
+    perm = _vector(graph, schema.PERM, report)
+    if perm is not None and (problem := perm_problem(perm, graph.n_vertices, bool(graph.attrs.get("relabelled")))):
+        report.problems.append(Problem(schema.PERM, None, problem))
+    return perm
+
+
+def _check_copies(graph: Graph, perm: np.ndarray | None, report: VerifyReport) -> None:
     """A coalesced store's ``copies``: each slot a vertex, a replica of one, or a hole, the
-    replicas and holes after the vertices in ``perm`` (results report the vertices by it)."""
+    replicas and holes after the vertices in ``perm`` (results report the vertices by it; a
+    damaged ``perm`` is reported already)."""
     if "coalesced" not in graph.attrs:
         return
-    array = graph.group[schema.COPIES]
-    try:
-        copies = read_vector(array).astype(np.int64)
-        perm = read_vector(graph.group[schema.PERM])
-    except CorruptChunkError as e:
-        report.problems.append(_problem(e, array.path, e.chunk))
+    copies = _vector(graph, schema.COPIES, report)
+    if copies is None or (perm is None and schema.PERM in graph.group):
         return
-    problem = copies_problem(copies, perm, graph.attrs["coalesced"].get("originals"))
+    problem = copies_problem(copies.astype(np.int64), perm, graph.attrs["coalesced"].get("originals"))
     if problem:
-        report.problems.append(Problem(array.path, None, problem))
+        report.problems.append(Problem(schema.COPIES, None, problem))
 
 
 def _check_layers(graph: Graph, report: VerifyReport) -> None:
@@ -228,15 +232,13 @@ def _check_layers(graph: Graph, report: VerifyReport) -> None:
     reads its answers' order from them."""
     if graph.attrs.get("vertex_order") != "layered":
         return
-    array = graph.group[schema.LAYERS]
-    try:
-        layers = read_vector(array).astype(np.int64)
-    except CorruptChunkError as e:
-        report.problems.append(_problem(e, array.path, e.chunk))
+    layers = _vector(graph, schema.LAYERS, report)
+    if layers is None:
         return
+    layers = layers.astype(np.int64)
     problem = layers_problem(layers, graph.n_vertices)
     if problem:
-        report.problems.append(Problem(array.path, None, problem))
+        report.problems.append(Problem(schema.LAYERS, None, problem))
         return
     order, ends = levels(graph.indptr(), graph.edges()[:, 1].astype(np.int64), 0)
     found = np.full(graph.n_vertices, -1, np.int64)
@@ -247,7 +249,7 @@ def _check_layers(graph: Graph, report: VerifyReport) -> None:
     if len(wrong):
         v = int(wrong[0])
         where = lambda level: f"layer {level}" if level >= 0 else "no layer"
-        report.problems.append(Problem(array.path, None, f"vertex {v} is in {where(said[v])}, but a BFS from the root puts it in {where(found[v])}"))
+        report.problems.append(Problem(schema.LAYERS, None, f"vertex {v} is in {where(said[v])}, but a BFS from the root puts it in {where(found[v])}"))
 
 
 def _check_transpose(graph: Graph, forward: _Sums, reverse: _Sums, report: VerifyReport) -> None:
