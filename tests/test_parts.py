@@ -114,22 +114,38 @@ def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
     parts.close()
 
 
-def test_large_results_come_back_through_a_file_the_caller_maps(tmp_path):
-    """A part's arrays of a million bytes or more travel through a file in its outbox, which the
-    caller maps (its own copy on write) and removes; where no file can be written, the pipe."""
+def test_large_results_come_back_through_a_slab_reused_once_let_go(tmp_path):
+    """A part's arrays of a million bytes or more travel through a slab in its outbox that the
+    caller maps for that result; once the result is let go the next one reuses the slab (no new
+    pages), while a result still held keeps its own; without an offer (or room), the pipe."""
     mine, theirs = multiprocessing.Pipe()
-    ranks = np.random.default_rng(0).random(1 << 18)
-    for outbox in (tmp_path, tmp_path / "missing"):
-        sender = threading.Thread(target=parts._send, args=(theirs, ("ok", (ranks, {"seconds": 1.0})), str(outbox)))
+    box, inbox = parts.Outbox(str(tmp_path)), parts.Inbox()
+
+    def sent(array, offer):
+        sender = threading.Thread(target=box.send, args=(theirs, ("ok", (array, {"seconds": 1.0})), offer))
         sender.start()
-        sent = mine.recv()
+        message = mine.recv()
         sender.join()
-        assert (sent[1] is not None) == outbox.exists()  # a file's path, or the bytes themselves
-        status, (got, stats) = parts._received(sent)
-        assert status == "ok" and stats == {"seconds": 1.0} and list(tmp_path.iterdir()) == []
-        np.testing.assert_array_equal(got, ranks)
-        got[0] = -1.0
-        assert ranks[0] != -1.0
+        return message
+
+    ranks = np.random.default_rng(0).random(1 << 18)
+    message = sent(ranks, None)
+    assert message[1] is None  # no offer: the bytes themselves
+    first = sent(ranks, inbox.offer())
+    status, (got, stats) = inbox.receive(first)
+    assert status == "ok" and stats == {"seconds": 1.0} and [p.name for p in tmp_path.iterdir()] == [Path(first[1][0]).name]
+    np.testing.assert_array_equal(got, ranks)
+    view = got[::2]
+    del got
+    held = inbox.receive(sent(ranks + 1, inbox.offer()))[1][0]  # the first result is still held (a view of it): a second slab
+    assert len(list(tmp_path.iterdir())) == 2
+    np.testing.assert_array_equal(view, ranks[::2])
+    del view
+    again = sent(ranks + 2, inbox.offer())
+    assert again[1][0] == first[1][0]  # let go: reused
+    np.testing.assert_array_equal(inbox.receive(again)[1][0], ranks + 2)
+    np.testing.assert_array_equal(held, ranks + 1)
+    held[0] = -1.0  # the caller's to keep and change
 
 
 def _kill_a_part(me: psutil.Process) -> None:
