@@ -157,3 +157,38 @@ def _kill_a_part(me: psutil.Process) -> None:
             parts[-1].send_signal(signal.SIGKILL)
             return
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("written", [3, 40])
+def test_a_merge_at_the_queued_vertices_equals_merging_whole_arrays(written):
+    """Two parts (threads here) that wrote a few vertices each merge their values there alone
+    (whole arrays once the union holds a quarter of the vertices) into what a whole merge gives."""
+    from multiprocessing.shared_memory import SharedMemory
+
+    n, rng = 100, np.random.default_rng(written)
+    memory = SharedMemory(create=True, size=2 * parts.SLOT_BYTES)
+    barrier = threading.Barrier(2)
+    base = rng.integers(0, 50, n)
+    arrays, queued = [base.copy(), base.copy()], []
+    for a in arrays:
+        at = rng.choice(n, written, replace=False)
+        a[at] = rng.integers(50, 100, written)
+        queued.append(at)
+    union = np.union1d(*queued)
+    assert (4 * len(union) >= n) == (written == 40)
+    expected = np.maximum(*arrays)
+
+    def merge(rank):
+        comm = parts.HostComm(memory.name, barrier, rank, 2)
+        parts.merge_at(union, ((arrays[rank], "max"),), comm, n)
+        comm.close()
+
+    threads = [threading.Thread(target=merge, args=(r,)) for r in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    memory.close()
+    memory.unlink()
+    for a in arrays:
+        np.testing.assert_array_equal(a, expected)

@@ -76,8 +76,8 @@ def start(v, s):
 
 
 SETTLED = ((0, "max"), (1, "max"))  # split over devices: a vertex claimed by any part, one of the parents it got
-VISIT = Advance("Visit", visit, SETTLED)
-FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, SETTLED)
+VISIT = Advance("Visit", visit, SETTLED, combine_queued=True)
+FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, SETTLED, combine_queued=True)
 START = Compute("Start", start)
 COPY_LEVEL = Filter("CopyLevel", copy_level, per_vertex=True)
 

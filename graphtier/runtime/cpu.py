@@ -13,6 +13,7 @@ from ..kernels.cpu import operators as ops
 from ..kernels.limits import EVERY_EDGE, PULL_READS
 from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Pull
+from .parts import merge_at
 
 SERIAL_BELOW = 1024  # a filter or compute over fewer vertices runs on one thread (waking threads costs more)
 _NO_WEIGHTS = np.ones(1, np.float32)
@@ -118,12 +119,14 @@ class CpuOperators:
         ids, n, every = self._set(input, edges=False)
         ops.compute_kernel(f.fn, n >= SERIAL_BELOW)(ids, n, every, args)
 
-    def union(self, output: Queue, source, comm) -> None:
+    def union(self, output: Queue, source, comm, writes: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's
-        own vertices of it (in order)."""
+        own vertices of it (in order); ``writes`` as the GPU's."""
         bits = np.zeros(self.run.n, np.bool_)
         bits[output.ids[: int(output.row[0])]] = True
         comm.allreduce(bits, "or")
+        if writes:
+            merge_at(np.flatnonzero(bits), writes, comm, self.run.n)
         v0, v1 = self.run.own
         mine = np.flatnonzero(bits[v0:v1]) + v0
         output.ids[: len(mine)] = mine

@@ -14,10 +14,11 @@ from ..kernels.cuda.runtime import module
 from ..kernels.limits import HUB_EDGES, PIECE_EDGES
 from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Gather
+from .parts import merge_at
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -170,15 +171,27 @@ class CudaOperators:
         self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
 
-    def union(self, output: Queue, source, comm) -> None:
+    def union(self, output: Queue, source, comm, writes: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's (a bitmap merged
-        across the devices), this part's own vertices of it."""
+        across the devices), this part's own vertices of it; ``writes`` (array, combine), written
+        by the operator at the vertices it queued alone, merged at the union's vertices."""
         bits = self.run.state["union_bits"]
         bits.fill(0)
         self._launch("queue_to_bitmap", output.ids, output.address, bits)
         comm.allreduce(bits, "or")
+        if writes:
+            merge_at(self._union_ids(bits), writes, comm, self.run.n)
         self._kernel("set_range")((1,), (1,), (output.address, np.int64(0), np.int64(0)))
         self._launch("bitmap_to_queue", bits, np.int64(self.run.own[0]), np.int64(self.run.own[1]), source.indptr, output.ids, output.address)
+
+    def _union_ids(self, bits):
+        """The ids set in ``bits``, in increasing order (their count read back to size them)."""
+        ends = self.cupy.empty(len(bits), np.int64)
+        self._launch("bitmap_counts", bits, np.int64(len(bits)), ends)
+        self.cupy.cumsum(ends, out=ends)
+        ids = self.cupy.empty(int(ends[-1]), np.uint32)
+        self._launch("bitmap_to_ids", bits, np.int64(len(bits)), ends, ids)
+        return ids
 
     def start_frontier(self, frontier, vertex: int, edges: int) -> None:
         self._launch("frontier_start", frontier.queues, frontier.sizes, np.int64(len(frontier.sizes)), np.int64(vertex), np.int64(edges))

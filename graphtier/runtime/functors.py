@@ -43,10 +43,13 @@ class Functor:
 class Advance(Functor):
     """``fn(v, u, edge, weight, state) -> bool``: push through the edge (v, u); True queues u.
     ``combine``: (argument index, one of COMBINE) for each state array it writes, which is how a
-    run split over devices (runtime/parts.py) merges the parts' writes; none: it runs on one."""
+    run split over devices (runtime/parts.py) merges the parts' writes; none: it runs on one.
+    ``combine_queued``: it writes those arrays only at the vertices it queues, so the merge moves
+    their values at the union of the parts' queues, not whole arrays."""
 
     fn: Callable
     combine: tuple[tuple[int, str], ...] = ()
+    combine_queued: bool = False
     spans: bool = False  # also pushes from several spans in one launch (``Spans``): it takes no per-span argument
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
@@ -63,6 +66,7 @@ class Pull(Functor):
     test: Callable
     adopt: Callable
     combine: tuple[tuple[int, str], ...] = ()  # as Advance's
+    combine_queued: bool = False  # as Advance's
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"advance_pull_kernel<{decoder}, {self.cuda}>", f"pull_sidecar_kernel<{self.cuda}>", f"pull_demand_kernel<{self.cuda}>")

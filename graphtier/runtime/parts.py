@@ -48,6 +48,7 @@ SLOT_BYTES = 64 << 20  # each part's share of the shared memory a host merge goe
 OUTBOX_BYTES = 1 << 20  # a result whose arrays reach this comes back through a slab, not the pipe
 SLAB_ROUND = 16 << 20  # slabs are made in multiples of this, so results of about one size share them
 COPY_THREADS, COPY_BYTES = 8, 16 << 20  # a result copied into its slab by threads, a piece each (NumPy lets go of the GIL)
+MERGE_PIECE = 1 << 21  # a sparse merge's values, a piece at a time: its buffer stays small
 REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum, "or": np.bitwise_or}
 
 
@@ -151,6 +152,22 @@ class NcclComm:
 
     def close(self) -> None:
         self.comm.destroy()
+
+
+def merge_at(ids, writes: tuple, comm, n: int) -> None:
+    """Merges arrays that an operator wrote at the vertices ``ids`` alone (the union of the parts'
+    queues: the same ids in the same order on every part): their values there, a piece at a time,
+    not whole arrays; whole arrays where the union holds a quarter of the ``n`` vertices or more."""
+    if 4 * len(ids) >= n:
+        for a, op in writes:
+            comm.allreduce(a, op)
+        return
+    for a, op in writes:
+        for i in range(0, len(ids), MERGE_PIECE):
+            at = ids[i : i + MERGE_PIECE]
+            values = a[at]
+            comm.allreduce(values, op)
+            a[at] = values
 
 
 def device_ids(config: Config) -> list[int] | None:

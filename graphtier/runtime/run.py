@@ -172,31 +172,38 @@ class Run:
                 for span in input.spans():
                     self.advance(functor, *args, edges=edges, input=span, output=output, dedup=dedup)
                 return
-        if drain and dedup and self.drains(edges):
+        drained = drain and dedup and self.drains(edges)
+        if drained:
             self.ops.drain(functor, args, *self._read(edges), input or self.frontier.current, output)
         else:
             self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output, dedup)
-        self._merge(functor, args, edges, output)
+        self._merge(functor, args, edges, output, queued=not drained)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
         and joins ``output``; where ``sidecar`` is kept on the device, its candidate is tried first."""
         output = output or self.frontier.next
         self.ops.pull(functor, args, *self._read(edges), input, output, sidecar)
-        self._merge(functor, args, edges, output)
+        self._merge(functor, args, edges, output, queued=True)
 
     def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | Span | str = ALL) -> None:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
         self.ops.gather(functor, args, *self._read(edges), input)
         self._merge(functor, args, edges)
 
-    def _merge(self, functor, args: tuple, edges: str, output: Queue | None = None) -> None:
+    def _merge(self, functor, args: tuple, edges: str, output: Queue | None = None, queued: bool = False) -> None:
         """In a run split over devices: what the operator wrote, combined across the parts as its
-        functor says, and its output, the union of theirs (this part keeping its own vertices)."""
+        functor says (at the queued vertices alone where it writes no others and ``queued``: its
+        output holds every vertex it wrote), and its output, the union of theirs (this part keeping
+        its own vertices)."""
         if self.part is None:
             return
-        for i, op in functor.combine:
-            self.part.comm.allreduce(args[i], op)
+        writes = tuple((args[i], op) for i, op in functor.combine)
+        if output is not None and queued and functor.combine_queued:
+            self.ops.union(output, self.sources[edges], self.part.comm, writes)
+            return
+        for a, op in writes:
+            self.part.comm.allreduce(a, op)
         if output is not None:
             self.ops.union(output, self.sources[edges], self.part.comm)
 

@@ -565,6 +565,20 @@ extern "C" __global__ void bitmap_to_queue(const u32* bits, i64 first, i64 end, 
     }
 }
 
+// A bitmap's set bits as ids in increasing order, the same order on every part of a split run (a
+// merge of the values at those ids lines up element by element): `counts` gets each word's bits,
+// then, summed inclusively on the host's stream, `ends` says where each word's ids end.
+extern "C" __global__ void bitmap_counts(const u32* bits, i64 words, i64* counts) {
+    for (i64 w = i64(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += i64(gridDim.x) * blockDim.x) counts[w] = __popc(bits[w]);
+}
+
+extern "C" __global__ void bitmap_to_ids(const u32* bits, i64 words, const i64* ends, u32* ids) {
+    for (i64 w = i64(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += i64(gridDim.x) * blockDim.x) {
+        u32 b = bits[w];
+        for (i64 at = ends[w] - __popc(b); b; b &= b - 1) ids[at++] = u32(w * 32 + __ffs(b) - 1);
+    }
+}
+
 // Explicit instantiations, so that nvcc checks every kernel of an algorithm for every decoder of
 // every format without a GPU; NVRTC (__CUDACC_RTC__) compiles only what runtime.py names. An
 // algorithm's .cu lists its functors by operator: INSTANTIATE(ADVANCE, Visit) and so on.
