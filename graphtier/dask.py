@@ -27,6 +27,7 @@ try:
     import dask.dataframe as dd
     import pandas as pd
     from dask.base import tokenize
+    from dask.dataframe.dask_expr import from_graph
     from dask.dataframe.utils import clear_known_categories
     from distributed import Client, Nanny, Scheduler, SpecCluster, get_client
     from distributed.system import MEMORY_LIMIT
@@ -93,8 +94,8 @@ def map(
     (default: as many per task as keep every worker thread, or every GPU, busy). ``retries``:
     reruns of a task that raised (a store read failing for a moment).
 
-    Returns a Dask DataFrame, one partition per task, already running (persisted): its
-    partitions are futures, so ``distributed.progress(frame)`` and ``wait`` follow it, and
+    Returns a Dask DataFrame, one partition per task, already running: its partitions are the
+    tasks' futures, so ``distributed.progress(frame)`` and ``wait`` follow it, and
     ``frame.compute()`` or ``to_parquet`` collects it. Columns: ``store`` (the location read, a
     local path made absolute; categorical, a byte a row), ``source`` where the algorithm takes
     one, then the result's own (``vertex``, ...). It returns once the first task is done, whose
@@ -133,7 +134,9 @@ def map(
     except BaseException:
         client.cancel(futures)
         raise
-    return client.persist(dd.from_delayed(futures, meta=meta))
+    # the futures themselves as the partitions, as ``persist`` makes them, but without running a
+    # task per partition first (which the scheduler placed on an idle worker: a partition moved)
+    return from_graph({f.key: f for f in futures}, meta, (None,) * (len(futures) + 1), [f.key for f in futures], "graphtier")
 
 
 def gpu_cluster(devices: int | Sequence[int] | None = None, *, local_directory: str | os.PathLike | None = None, memory_limit: int | str | None = None, **options: Any) -> SpecCluster:

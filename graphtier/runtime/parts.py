@@ -368,6 +368,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
             result.stats["call_seconds"] = time.perf_counter() - start  # the run's loop and what surrounds it here
             box.send(pipe, ("ok", (result if rank == 0 else None, result.stats)), offer)
+            del result  # its pinned host arrays back in CuPy's pool before the next call needs them
     except (EOFError, OSError) as e:  # the caller went away, or this part could not start
         if not isinstance(e, EOFError | ConnectionError):
             with contextlib.suppress(OSError):
