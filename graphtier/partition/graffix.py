@@ -355,55 +355,59 @@ def latency_edges(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray |
     above = by_cc[(fits & (cc >= threshold))[by_cc]]
     added = Dict.empty(key_type=types.int64, value_type=types.float64)
     a, b, aw = _siblings(uptr, unb, uw, near, above, threshold, int(limit * len(indices)) // 2, added)
-    uptr, unb, _ = _undirected(n, np.concatenate([src, a]), np.concatenate([np.asarray(indices, np.int64), b]), np.concatenate([w, aw]))
-    cc, degree = _clustering(uptr, unb)
+    cc, degree = _clustering(*_with_pairs(uptr, unb, a, b))
     centres = np.flatnonzero((degree >= 2) & (degree <= size) & (cc >= threshold))
     return Clustered(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([aw, aw]), len(a), centres)
 
 
 def _undirected(n: int, src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The simple undirected graph of the edges: (indptr, sorted neighbours, each pair's least weight)."""
-    s, d, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
-    keep = s != d
-    s, d, w = s[keep], d[keep], w[keep]
-    order = np.lexsort((w, d, s))
-    s, d, w = s[order], d[order], w[order]
-    first = np.ones(len(s), np.bool_)
-    first[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
-    s, d, w = s[first], d[first], w[first]
-    return np.concatenate([[0], np.cumsum(np.bincount(s, minlength=n))]), d, w
+    keep = src != dst
+    key = np.concatenate([src[keep] * n + dst[keep], dst[keep] * n + src[keep]])
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+    w = np.minimum.reduceat(np.concatenate([w[keep], w[keep]])[order], first) if len(key) else np.zeros(0)
+    key = key[first]
+    return np.concatenate([[0], np.cumsum(np.bincount(key // n, minlength=n))]), key % n, w
+
+
+def _with_pairs(indptr: np.ndarray, indices: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A simple undirected CSR with the pairs (a, b) added (none there already), still sorted."""
+    n = len(indptr) - 1
+    key = np.sort(np.concatenate([a * n + b, b * n + a]))
+    old = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)) * n + indices
+    merged = np.insert(old, np.searchsorted(old, key), key)
+    return np.concatenate([[0], np.cumsum(np.bincount(merged // n, minlength=n))]), merged % n
 
 
 def _clustering(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each vertex's local clustering coefficient in a simple undirected CSR, and its degree."""
     degree = np.diff(indptr)
-    t = _triangles(indptr, indices, degree)
+    src = np.repeat(np.arange(len(degree)), degree)
+    up = (degree[src] < degree[indices]) | ((degree[src] == degree[indices]) & (src < indices))  # rising in (degree, id)
+    t = _triangles(np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=len(degree)))]), indices[up])
     pairs = degree * (degree - 1)
     return np.where(pairs > 0, 2 * t / np.maximum(pairs, 1), 0.0), degree
 
 
 @njit(cache=True)
-def _triangles(indptr, indices, degree):
-    """Per vertex, the triangles through it: each found once, from its lowest vertex in (degree,
-    id) order along edges that rise in that order."""
-    n = len(degree)
+def _triangles(indptr, indices):
+    """Per vertex, the triangles through it, in a CSR of the edges that rise in (degree, id)
+    order: each found once, from its lowest vertex (a vertex's list holds fewer than sqrt(2E))."""
+    n = len(indptr) - 1
     t = np.zeros(n, np.int64)
     mark = np.full(n, -1, np.int64)
     for v in range(n):
         for j in range(indptr[v], indptr[v + 1]):
-            u = indices[j]
-            if degree[v] < degree[u] or (degree[v] == degree[u] and v < u):
-                mark[u] = v
+            mark[indices[j]] = v
         for j in range(indptr[v], indptr[v + 1]):
             u = indices[j]
-            if mark[u] != v:
-                continue
             for i in range(indptr[u], indptr[u + 1]):
-                x = indices[i]
-                if mark[x] == v and (degree[u] < degree[x] or (degree[u] == degree[x] and u < x)):
+                if mark[indices[i]] == v:
                     t[v] += 1
                     t[u] += 1
-                    t[x] += 1
+                    t[indices[i]] += 1
     return t
 
 
@@ -417,17 +421,16 @@ def _adjacent(indptr, indices, added, a, b):
 
 @njit(cache=True)
 def _common(indptr, indices, a, b, v):
-    """The neighbours a and b share, v aside (sorted lists merged)."""
-    i, j, c = indptr[a], indptr[b], 0
-    while i < indptr[a + 1] and j < indptr[b + 1]:
-        if indices[i] < indices[j]:
-            i += 1
-        elif indices[i] > indices[j]:
-            j += 1
-        else:
-            c += indices[i] != v
-            i += 1
-            j += 1
+    """The neighbours a and b share, v aside: the shorter list's looked up in the longer (a hub's
+    list is not walked)."""
+    if indptr[a + 1] - indptr[a] > indptr[b + 1] - indptr[b]:
+        a, b = b, a
+    lo, hi = indptr[b], indptr[b + 1]
+    c = 0
+    for i in range(indptr[a], indptr[a + 1]):
+        x = indices[i]
+        at = lo + np.searchsorted(indices[lo:hi], x)
+        c += at < hi and indices[at] == x and x != v
     return c
 
 
