@@ -5,7 +5,7 @@ sake, answers a little off, and how far off (``inaccuracy``).
 (``info()["approximation"]``: the transform, its knobs, the store it came from, what it added).
 Its results come in the input's ids like any store's, so they compare vertex for vertex with the
 original's. Built: ``divergence`` (degree buckets, and 2-hop edges for vertices a little short of
-their warp's largest degree) and ``coalesce`` (BFS-level renumbering in chunks of k, holes filled
+their warp's largest degree), ``coalesce`` (BFS-level renumbering in chunks of k, holes filled
 with replicas, whose values algorithms merge with their originals' after every iteration:
 ``Algorithm.confluence``) and ``latency`` (sibling edges raising clustering coefficients, and
 the clusters, high-clustering vertices with their neighbours, recorded for shared memory).
