@@ -123,7 +123,7 @@ def cmd_recode(args) -> None:
 
 def cmd_approximate(args) -> None:
     t = time.perf_counter()
-    knobs = {k: v for k, v in (("threshold", args.threshold), ("share", args.share), ("warp", args.warp), ("k", args.k)) if v is not None}
+    knobs = {k: getattr(args, k) for k in ("threshold", "share", "warp", "k", "slack", "limit", "size") if getattr(args, k) is not None}
     if unknown := sorted(set(knobs) - set(TRANSFORMS[args.transform])):
         raise ValueError(f"{', '.join('--' + k for k in unknown)}: not a knob of {args.transform}, which takes {', '.join('--' + k for k in TRANSFORMS[args.transform])}")
     g = gt.approximate(args.source, args.store, args.transform, overwrite=args.overwrite, **knobs)
@@ -135,7 +135,8 @@ def cmd_approximate(args) -> None:
 
 def _added(a: dict) -> str:
     replicas = f", {a['replicas']:,} replicas in {a['replicas'] + a['holes']:,} holes" if "replicas" in a else ""
-    return f"{a['added_edges']:,} edges added{replicas}"
+    clusters = f" (sibling pairs, each both ways), {a['clusters']:,} clusters" if "clusters" in a else ""
+    return f"{a['added_edges']:,} edges added{clusters}{replicas}"
 
 
 def _knobs(knobs: dict) -> str:
@@ -466,17 +467,20 @@ def _parser() -> argparse.ArgumentParser:
         "--transform",
         default="divergence",
         choices=list(TRANSFORMS),
-        help="divergence: 2-hop edges for vertices a little short of their warp's largest degree; coalesce: BFS levels renumbered in chunks of k, holes filled with replicas",
+        help="divergence: 2-hop edges for vertices a little short of their warp's largest degree; coalesce: BFS levels renumbered in chunks of k, holes filled with replicas; latency: sibling edges raising clustering coefficients, clusters recorded for shared memory",
     )
     approx.add_argument(
         "--threshold",
         type=float,
         default=None,
-        help="divergence: top up vertices short by less than this share of their warp's largest degree (default 0.3); coalesce: replicate a vertex reaching this share of a chunk of the next level (default 0.6)",
+        help="divergence: top up vertices short by less than this share of their warp's largest degree (default 0.3); coalesce: replicate a vertex reaching this share of a chunk of the next level (default 0.6); latency: the clustering coefficient a cluster's centre reaches (default 0.7)",
     )
     approx.add_argument("--share", type=float, default=None, help="divergence: to this share of it (default 0.85)")
     approx.add_argument("--warp", type=int, default=None, help="divergence: vertices per warp (default 32)")
     approx.add_argument("--k", type=int, default=None, help="coalesce: slots a chunk holds, at most a warp (default 16)")
+    approx.add_argument("--slack", type=float, default=None, help="latency: vertices this far under the threshold get sibling edges lifting them to it (default 0.1)")
+    approx.add_argument("--limit", type=float, default=None, help="latency: the edges added at most, a share of the graph's (default 0.05)")
+    approx.add_argument("--size", type=int, default=None, help="latency: the most neighbours a cluster's centre has (default 32)")
     approx.add_argument("--overwrite", action="store_true", help="replace an existing store")
 
     info = command("info", cmd_info, "describe a store: counts, degrees and bits per edge")

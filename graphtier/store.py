@@ -28,7 +28,7 @@ from . import temps
 from .errors import DestinationError, StoreError, StoreExistsError
 
 SCHEMA_VERSION = 1
-ADJ, INDPTR, WEIGHTS, PERM, REVERSE, LAYERS, COPIES = "adj", "indptr", "weights", "perm", "reverse", "layers", "copies"
+ADJ, INDPTR, WEIGHTS, PERM, REVERSE, LAYERS, COPIES, CENTRES = "adj", "indptr", "weights", "perm", "reverse", "layers", "copies", "centres"
 BUILD_ID = "build_id"  # group attribute: a token unique to each build
 VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
 # Zarr skips chunks that hold only the fill value and reads them back as such, so a lost chunk
@@ -390,6 +390,12 @@ def layout_problems(group: zarr.Group) -> list[tuple[str, str]]:
             expected[LAYERS] = ((layered["layers"] + 1,), "uint64", None)
         if part is group and "coalesced" in attrs:
             expected[PERM] = expected[COPIES] = ((n_vertices,), "uint64", None)
+        if part is group and "clustered" in attrs:
+            clustered = attrs["clustered"]
+            if not (isinstance(clustered, dict) and _has_type(clustered.get("centres"), int) and 0 <= clustered["centres"] <= n_vertices):
+                problems.append(("zarr.json", f"attribute clustered is {clustered!r}, not the cluster count (and threshold, size) of a latency store"))
+                continue
+            expected[CENTRES] = ((clustered["centres"],), "uint64", None)
         for name, (shape, dt, chunks) in expected.items():
             array, found = _node(part, name, zarr.Array)
             where = posixpath.join(part.path, name)

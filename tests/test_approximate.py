@@ -2,10 +2,13 @@
 exactly the 2-hop edges its rule names, each weighing the path it stands for, leaves the original
 store alone and says what it did; coalescing lays out the digest's worked example exactly, and its
 replicas merge with their originals so that SSSP and BFS keep every distance and PageRank is the
-graph's with the added edges; results compare vertex for vertex with the original's."""
+graph's with the added edges; the latency transform adds the sibling edges of a worked example by
+hand and records the clusters the store's own edges make; results compare vertex for vertex with
+the original's."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -15,7 +18,7 @@ from scipy.sparse import csgraph
 import graphtier as gt
 from graphtier import store as schema
 from graphtier.errors import CorruptChunkError
-from graphtier.partition.graffix import coalesce_layout, divergence_edges
+from graphtier.partition.graffix import coalesce_layout, divergence_edges, latency_edges
 
 
 def test_divergence_tops_up_the_vertices_a_little_short():
@@ -93,8 +96,8 @@ def test_inaccuracy_by_hand():
 
 def test_transforms_and_knobs_are_checked(weighted_kron, tmp_path):
     g, _ = weighted_kron
-    with pytest.raises(ValueError, match="'latency' is not built yet"):
-        gt.approximate(g, tmp_path / "c.gt", "latency")
+    with pytest.raises(ValueError, match="slack is how far"):
+        gt.approximate(g, tmp_path / "c.gt", "latency", threshold=0.5, slack=0.6)
     with pytest.raises(ValueError, match="k is the slots"):
         gt.approximate(g, tmp_path / "c.gt", "coalesce", k=64)
     with pytest.raises(ValueError, match="unknown transform 'blur'"):
@@ -248,3 +251,107 @@ def test_damaged_copies_are_named(coalesced, tmp_path):
         gt.sssp(gt.open(bad), 0, device="cpu")
     report = gt.verify(bad)
     assert not report.ok and any("copies" in p.array for p in report.problems)
+
+
+def test_latency_lifts_and_tightens_the_worked_example():
+    # 0 has neighbours 1..4 joined in a ring (1-2-3-4-1): 4 of their 6 pairs, C(0) = 8/12 = 2/3, as
+    # C(1) = C(3) = 2/3 (of 0, 2, 4 only 0-2 and 0-4 are joined); C(2) = C(4) = 4/12; 5 (joined
+    # to 2 and 4) 0. Edge (u, v) weighs as listed.
+    und = [(0, 1, 1), (0, 2, 2), (0, 3, 3), (0, 4, 4), (1, 2, 5), (2, 3, 6), (3, 4, 7), (4, 1, 8), (5, 2, 9), (5, 4, 10)]
+    r = np.array(und, np.float64)
+    m = sp.csr_matrix((np.r_[r[:, 2], r[:, 2]], (np.r_[r[:, 0], r[:, 1]], np.r_[r[:, 1], r[:, 0]])), shape=(6, 6))
+    m.sort_indices()
+
+    def made(**knobs):
+        c = latency_edges(m.indptr, m.indices, m.data, **knobs)
+        return c.src.tolist(), c.dst.tolist(), c.weight.tolist(), c.pairs, c.centres.tolist()
+
+    # threshold 0.7, slack 0.1: 0, 1 and 3 (2/3) are near, 0 first (ties by id); 0 needs one pair of
+    # the two it lacks: 2-4 share 1, 3 and 5 (besides 0), 1-3 only 2 and 4; 2-4 weighs 2 + 4. Then
+    # 1's and 3's neighbours 0, 2, 4 are all joined: nothing more. After: C(0) = 10/12, C(1) =
+    # C(3) = C(5) = 1, C(2) = C(4) = 6/10.
+    assert made(threshold=0.7, slack=0.1, limit=0.5, size=32) == ([2, 4], [4, 2], [6.0, 6.0], 1, [0, 1, 3, 5])
+    # threshold 0.6, no slack: 0, 1, 3 are above it. Around 0 each neighbour has 2 edges to the
+    # others (the fewest): 1 takes the least joined it lacks, 3 (1 + 3); 3 has one now, 2 still 2:
+    # 2-4 (2 + 4); 1 and 3 are then cliques. Every vertex reaches 0.6 (2 and 4: 7/10).
+    assert made(threshold=0.6, slack=0.0, limit=0.5, size=32) == ([1, 2, 3, 4], [3, 4, 1, 2], [4.0, 6.0, 4.0, 6.0], 2, list(range(6)))
+    # at most 3 neighbours: 0 takes no part; around 1, 2 and 4 have no edge to the others: 2-4
+    # through 1 (5 + 8)
+    assert made(threshold=0.6, slack=0.0, limit=0.5, size=3) == ([2, 4], [4, 2], [13.0, 13.0], 1, [1, 3, 5])
+    # a limit of 5% of 20 edges allows no pair: nothing added, and no vertex reaches 0.7
+    assert made(threshold=0.7, slack=0.1, limit=0.05, size=32) == ([], [], [], 0, [])
+    with pytest.raises(ValueError, match="threshold is a clustering coefficient"):
+        latency_edges(m.indptr, m.indices, m.data, threshold=0.0, slack=0.0, limit=0.5, size=32)
+
+
+@pytest.fixture(scope="module")
+def clustered(weighted_kron, tmp_path_factory):
+    g, _ = weighted_kron
+    a = gt.approximate(g, tmp_path_factory.mktemp("latency") / "l.gt", "latency", threshold=0.6, slack=0.2)
+    return g, a
+
+
+def test_a_latency_store_says_what_it_is(clustered):
+    g, a = clustered
+    info = a.info()["approximation"]
+    assert info["transform"] == "latency" and info["knobs"] == {"threshold": 0.6, "slack": 0.2, "limit": 0.05, "size": 32}
+    assert info["source"] == g.location and 0 < info["added_edges"] <= 0.05 * g.n_edges / 2 and info["clusters"] == len(a.centres) > 0
+    assert a.n_vertices == g.n_vertices and np.array_equal(a.perm, g.perm) and a.format == g.format
+    m, am = matrix(g), matrix(a)
+    assert (m != 0).multiply(am != 0).nnz == m.nnz and am.nnz == m.nnz + 2 * info["added_edges"] and (am != am.T).nnz == 0
+    added = sp.triu(am - am.multiply(m != 0)).tocoo()
+    for x, y, w in zip(added.row, added.col, added.data):  # a sibling edge weighs a path through a common neighbour
+        assert np.any(((m[x] != 0).multiply(m[y] != 0)).toarray() & np.isclose(m[x].toarray() + m[y].toarray(), w)), f"{x} - {y} weighs {w}"
+    # the clusters are the store's own: vertices with 2 to 32 neighbours and a coefficient of at least 0.6
+    store = nx.from_scipy_sparse_array(sp.csr_matrix((np.ones(a.n_edges), (a.edges()[:, 0].astype(np.int64), a.edges()[:, 1].astype(np.int64))), shape=am.shape))
+    coefficient, degree = nx.clustering(store), dict(store.degree())
+    assert a.centres.tolist() == [v for v in range(a.n_vertices) if 2 <= degree[v] <= 32 and coefficient[v] >= 0.6]
+    before = nx.clustering(nx.from_scipy_sparse_array(sp.csr_matrix((np.ones(g.n_edges), (g.edges()[:, 0].astype(np.int64), g.edges()[:, 1].astype(np.int64))), shape=am.shape)))
+    assert len(a.centres) > sum(1 for v in range(g.n_vertices) if 2 <= degree[v] <= 32 and before[v] >= 0.6)  # the edges made more
+    assert gt.verify(a).ok
+
+
+def test_a_latency_store_answers_as_its_own_edges_do(clustered):
+    g, a = clustered
+    am = matrix(a)
+    source = int(np.argmax(np.diff(g.indptr())))
+    exact, approx = gt.sssp(g, source, device="cpu"), gt.sssp(a, source, device="cpu")
+    np.testing.assert_allclose(approx.distances, csgraph.dijkstra(am, indices=source), rtol=1e-6)
+    np.testing.assert_array_equal(approx.distances, exact.distances)  # a sibling edge weighs a real path
+    ranks = gt.pagerank(a, device="cpu", weight=True).ranks
+    ref = nx.pagerank(nx.from_scipy_sparse_array(am, create_using=nx.DiGraph), weight="weight")
+    np.testing.assert_allclose(ranks, [ref[v] for v in range(a.n_vertices)], atol=1e-6)
+    assert 0 < gt.inaccuracy(gt.pagerank(g, device="cpu"), gt.pagerank(a, device="cpu")) < 0.1
+    assert gt.inaccuracy(gt.minimum_spanning_tree(g, device="cpu"), gt.minimum_spanning_tree(a, device="cpu")) == 0.0
+
+
+def test_a_latency_store_recodes_and_damage_is_named(clustered, tmp_path):
+    import shutil
+
+    _, a = clustered
+    r = gt.recode(a, tmp_path / "r.gt", format="csr")
+    np.testing.assert_array_equal(r.centres, a.centres)
+    assert gt.verify(r).ok and r.info()["approximation"] == a.info()["approximation"]
+    bad = tmp_path / "bad.gt"
+    shutil.copytree(a.location, bad)
+    centres = a.centres.astype(np.uint64)
+    centres[0] = np.argmax(np.diff(a.indptr()))  # the largest degree: more than 32 neighbours, out of order
+    group = zarr.open_group(bad, mode="r+")
+    del group[schema.CENTRES]
+    schema.write_vector(group, schema.CENTRES, centres)
+    with pytest.raises(CorruptChunkError, match="centres"):
+        _ = gt.open(bad).centres
+    report = gt.verify(bad)
+    assert not report.ok and any("centres" in p.array for p in report.problems)
+
+
+def test_a_directed_store_takes_its_clusters_as_undirected(tmp_path):
+    edges = gt.generators.kronecker(9, edge_factor=8, seed=5)
+    g = gt.build(edges, tmp_path / "d.gt", drop_self_loops=True, reverse=True, chunk_edges=512)
+    a = gt.approximate(g, tmp_path / "da.gt", "latency", threshold=0.5, slack=0.3)
+    added = a.info()["approximation"]["added_edges"]
+    assert a.directed and a.has_reverse and added > 0 and a.n_edges == g.n_edges + 2 * added and gt.verify(a).ok
+    und = nx.Graph(list(map(tuple, a.edges().astype(np.int64).tolist())))
+    und.add_nodes_from(range(a.n_vertices))
+    coefficient = nx.clustering(und)
+    assert a.centres.tolist() == [v for v in range(a.n_vertices) if 2 <= und.degree(v) <= 32 and coefficient[v] >= 0.5]

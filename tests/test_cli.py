@@ -218,3 +218,12 @@ def test_layered_and_approximate_stores(tmp_path, capsys):
     assert code == 0 and f"coalesce of {layered} (k 8, threshold 0.3): {facts['added_edges']:,} edges added, {facts['replicas']:,} replicas in " in out
     code, _, err = run(capsys, "approximate", layered, tmp_path / "w.gt", "--transform", "coalesce", "--warp", 16)
     assert code == 2 and "--warp: not a knob of coalesce, which takes --k, --threshold" in err and not (tmp_path / "w.gt").exists()
+    clustered = tmp_path / "s.gt"  # a grid has no triangles: every vertex is 0.5 under the threshold
+    code, out, _ = run(capsys, "approximate", layered, clustered, "--transform", "latency", "--threshold", 0.5, "--slack", 0.5, "--limit", 0.2)
+    facts = gt.open(clustered).attrs["approximation"]
+    assert code == 0 and facts["knobs"] == {"threshold": 0.5, "slack": 0.5, "limit": 0.2, "size": 32} and 0 < facts["added_edges"] and facts["clusters"] > 0
+    assert f"latency of {layered} (threshold 0.5, slack 0.5, limit 0.2, size 32): {facts['added_edges']:,} edges added (sibling pairs, each both ways), {facts['clusters']:,} clusters in " in out
+    code, out, _ = run(capsys, "info", clustered)
+    assert code == 0 and f"{facts['clusters']:,} clusters" in out
+    code, _, err = run(capsys, "approximate", layered, tmp_path / "k.gt", "--transform", "latency", "--k", 8)
+    assert code == 2 and "--k: not a knob of latency, which takes --threshold, --slack, --limit, --size" in err

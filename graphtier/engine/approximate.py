@@ -5,10 +5,10 @@ sake, answers a little off, and how far off (``inaccuracy``).
 (``info()["approximation"]``: the transform, its knobs, the store it came from, what it added).
 Its results come in the input's ids like any store's, so they compare vertex for vertex with the
 original's. Built: ``divergence`` (degree buckets, and 2-hop edges for vertices a little short of
-their warp's largest degree) and ``coalesce`` (BFS-level renumbering in chunks of k, holes filled
+their warp's largest degree), ``coalesce`` (BFS-level renumbering in chunks of k, holes filled
 with replicas, whose values algorithms merge with their originals' after every iteration:
-``Algorithm.confluence``). Not yet: ``latency`` (edges raising clustering for shared-memory
-subgraphs).
+``Algorithm.confluence``) and ``latency`` (sibling edges raising clustering coefficients, and
+the clusters, high-clustering vertices with their neighbours, recorded for shared memory).
 """
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ import os
 
 import numpy as np
 
-from ..partition.graffix import coalesce_layout, divergence_edges
+from .. import store as schema
+from ..partition.graffix import coalesce_layout, divergence_edges, latency_edges
 from ..partition.memory import array_source
 from ..runtime.results import BetweennessResult, ComponentsResult, MSTResult, PageRankResult, TreeResult
 from .build import build
 from .graph import Graph
 from .graph import open as open_graph
 
-TRANSFORMS = {"divergence": {"threshold": 0.3, "share": 0.85, "warp": 32}, "coalesce": {"k": 16, "threshold": 0.6}}  # each built transform's knobs and defaults
-PLANNED = ("latency",)
+TRANSFORMS = {  # each transform's knobs and defaults
+    "divergence": {"threshold": 0.3, "share": 0.85, "warp": 32},
+    "coalesce": {"k": 16, "threshold": 0.6},
+    "latency": {"threshold": 0.7, "slack": 0.1, "limit": 0.05, "size": 32},
+}
 
 
 def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transform: str = "divergence", *, overwrite: bool = False, **knobs) -> Graph:
@@ -43,14 +47,21 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     Algorithms that declare a confluence merge each replica with its original after every
     iteration (SSSP and BFS the least distance, PageRank the sum of both copies' in-flows, where
     Graffix takes the mean); in the others a replica is a vertex of its own. Results report the
-    originals only."""
+    originals only.
+
+    ``latency`` knobs (on the graph as undirected; a cluster is a vertex with 2 to ``size``
+    neighbours and a clustering coefficient of at least ``threshold``, with its neighbours):
+    ``threshold`` (0.7: the paper keeps it high), ``slack`` (a vertex this far under it gets the
+    sibling edges that lift it there: 0.1), ``limit`` (the edges added at most, a share of the
+    graph's: 0.05) and ``size`` (32). Each sibling edge goes both ways and weighs its 2-hop path,
+    so shortest distances stay exact on a symmetric graph; the store keeps the vertices' ids and
+    order and lists the clusters' centres (``Graph.centres``)."""
     g = graph if isinstance(graph, Graph) else open_graph(graph)
     if "approximation" in g.attrs:
         made = g.attrs["approximation"]
         raise ValueError(f"{g.location} is approximate already ({made.get('transform')} of {made.get('source')}): approximate the exact store")
     if transform not in TRANSFORMS:
-        later = f"; {transform!r} is not built yet" if transform in PLANNED else ""
-        raise ValueError(f"unknown transform {transform!r}: choose from {', '.join(TRANSFORMS)}{later}")
+        raise ValueError(f"unknown transform {transform!r}: choose from {', '.join(TRANSFORMS)}")
     unknown = set(knobs) - set(TRANSFORMS[transform])
     if unknown:
         raise TypeError(f"{transform} takes the knobs {', '.join(TRANSFORMS[transform])}, not {', '.join(sorted(unknown))}")
@@ -62,6 +73,8 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     options = {"format": g.format, "chunk_edges": g.chunk_edges, "symmetrize": not g.directed, "reverse": g.has_reverse, "overwrite": overwrite, "progress": False}
     if transform == "coalesce":
         return _coalesce(g, indptr, edges, weights, ids, knobs, described, out, options)
+    if transform == "latency":
+        return _latency(g, indptr, edges, weights, knobs, described, out, options)
     src, dst, w = divergence_edges(indptr, edges[:, 1], weights, **knobs)
     columns = [np.concatenate([edges[:, 0], src]), np.concatenate([edges[:, 1], dst])]
     if weights is not None:  # an unweighted graph stays so: a shortcut is an edge like any other
@@ -88,6 +101,21 @@ def _coalesce(g: Graph, indptr, edges, weights, ids, knobs: dict, described: dic
     source = array_source(rows, id_limit=n, n_vertices=n)
     relabelled = {"relabelled": bool(g.attrs.get("relabelled"))}  # the slots are dense already; perm holds the ids
     return build(source, out, order="natural", attributes={"approximation": described, "coalesced": facts, **relabelled}, vectors={"perm": perm, "copies": lay.copies.astype(np.uint64)}, **options)
+
+
+def _latency(g: Graph, indptr, edges, weights, knobs: dict, described: dict, out, options: dict) -> Graph:
+    """The store with the sibling edges, its vertices where the source has them (so ``centres``,
+    in the source's ids, are the new store's too; ``perm`` as the source's), and ``centres``."""
+    lay = latency_edges(indptr, edges[:, 1], weights, **knobs)
+    columns = [np.concatenate([edges[:, 0], lay.src]), np.concatenate([edges[:, 1], lay.dst])]
+    if weights is not None:  # unweighted stays so
+        columns.append(np.concatenate([weights.astype(np.float64), lay.weight]))
+    described |= {"added_edges": lay.pairs, "clusters": len(lay.centres)}
+    facts = {"centres": len(lay.centres), "threshold": knobs["threshold"], "size": knobs["size"]}
+    source = array_source(np.column_stack(columns), id_limit=g.n_vertices, n_vertices=g.n_vertices)
+    vectors = {schema.CENTRES: lay.centres.astype(np.uint64), **({schema.PERM: g.perm} if g.perm is not None else {})}
+    kept = {"relabelled": bool(g.attrs.get("relabelled"))}
+    return build(source, out, order="natural", attributes={"approximation": described, "clustered": facts, **kept}, vectors=vectors, **options)
 
 
 def inaccuracy(exact, approx) -> float:

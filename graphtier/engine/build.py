@@ -74,7 +74,8 @@ def build(
     edges raises ``EmptyGraphError`` unless ``allow_empty``: more often a wrong file or filter than
     a graph. ``attributes``: more group attributes, written with the rest (a derived store's
     description: ``gt.approximate``'s ``approximation``), and ``vectors`` more per-vertex uint64
-    arrays (a coalesced store's ``perm`` and ``copies``).
+    arrays (a coalesced store's ``perm`` and ``copies``), written as given (a latency store's
+    ``centres``, one per cluster).
     """
     if format not in (*FORMATS, AUTO):
         raise ValueError(f"unknown format {format!r}; choose from {', '.join(FORMATS)} or {AUTO}")
@@ -187,7 +188,8 @@ def recode(
     """Copy a store into another format or chunk size, a few chunks at a time (bounded memory).
 
     Rows come out of the old store already sorted, so nothing is sorted again; ``indptr``,
-    ``perm`` (a layered store's ``layers``, a coalesced store's ``copies``), the reverse graph and
+    ``perm`` (a layered store's ``layers``, a coalesced store's ``copies``, a latency store's
+    ``centres``), the reverse graph and
     the build facts carry over.
     """
     old = source if isinstance(source, Graph) else open_graph(source)
@@ -207,6 +209,8 @@ def recode(
             schema.write_vector(group, schema.LAYERS, old.layers)
         if old.copies is not None:
             schema.write_vector(group, schema.COPIES, old.copies)
+        if old.centres is not None:
+            schema.write_vector(group, schema.CENTRES, old.centres)
         group.update_attributes({**old.attrs, **facts, "format": format, "chunk_edges": chunk_edges, "codec": {}})
     return open_graph(store)
 

@@ -57,6 +57,17 @@ def copies_problem(copies: np.ndarray, perm: np.ndarray | None, originals) -> st
     return None
 
 
+def centres_problem(centres: np.ndarray, degrees: np.ndarray, size) -> str | None:
+    """What is wrong with a latency store's cluster ``centres``, None if nothing: vertices, each
+    once, ascending, with at most ``size`` neighbours (a cluster fits a block's shared memory)."""
+    n = len(degrees)
+    if np.any(np.diff(centres) <= 0) or (len(centres) and int(centres[-1]) >= n):
+        return f"the centres must be vertices below {n}, ascending, each once"
+    if not isinstance(size, int) or (len(centres) and int(degrees[centres].max()) > size):
+        return f"a centre has more neighbours than the store's attribute clustered allows ({size!r})"
+    return None
+
+
 def layers_problem(layers: np.ndarray, n_vertices: int) -> str | None:
     """What is wrong with a layered store's layer offsets, None if nothing: rising from 0, each
     layer holding a vertex, to at most the vertex count."""
@@ -177,6 +188,18 @@ class Graph:
         if problem:
             raise CorruptChunkError(problem, array=schema.COPIES, store=self.location)
         return copies
+
+    @functools.cached_property
+    def centres(self) -> np.ndarray | None:
+        """A latency store's (``gt.approximate(..., "latency")``) cluster centres, ascending: each
+        a cluster with its neighbours (``indptr``); None for any other store."""
+        if "clustered" not in self.attrs:
+            return None
+        centres = read_vector(self._array(schema.CENTRES), self.location).astype(np.int64)
+        problem = centres_problem(centres, np.diff(self.indptr()), self.attrs["clustered"].get("size"))
+        if problem:
+            raise CorruptChunkError(problem, array=schema.CENTRES, store=self.location)
+        return centres
 
     @functools.cached_property
     def copy_sets(self) -> tuple[np.ndarray, np.ndarray] | None:

@@ -24,7 +24,7 @@ from ..partition.order import levels
 from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
 from .build import degree_summary
-from .graph import Graph, copies_problem, layers_problem, perm_problem
+from .graph import Graph, centres_problem, copies_problem, layers_problem, perm_problem
 
 BATCH = 8  # chunks read at a time (concurrently)
 _MASK = (1 << 64) - 1
@@ -95,6 +95,7 @@ def verify(store: str | os.PathLike | Graph, *, progress: bool | None = None) ->
         perm = _check_perm(graph, report)
         _check_layers(graph, report)
         _check_copies(graph, perm, report)
+        _check_centres(graph, report)
     if len(sums) == 2 and None not in sums.values():
         _check_transpose(graph, sums[False], sums[True], report)
     report.seconds = time.perf_counter() - start
@@ -224,6 +225,20 @@ def _check_copies(graph: Graph, perm: np.ndarray | None, report: VerifyReport) -
     problem = copies_problem(copies.astype(np.int64), perm, graph.attrs["coalesced"].get("originals"))
     if problem:
         report.problems.append(Problem(schema.COPIES, None, problem))
+
+
+def _check_centres(graph: Graph, report: VerifyReport) -> None:
+    """A latency store's cluster ``centres``: vertices, ascending, each with at most the
+    attribute's ``size`` neighbours (a damaged ``indptr`` is reported already)."""
+    if "clustered" not in graph.attrs:
+        return
+    centres = _vector(graph, schema.CENTRES, report)
+    try:
+        degrees = np.diff(graph.indptr())
+    except CorruptChunkError:
+        return
+    if centres is not None and (problem := centres_problem(centres.astype(np.int64), degrees, graph.attrs["clustered"].get("size"))):
+        report.problems.append(Problem(schema.CENTRES, None, problem))
 
 
 def _check_layers(graph: Graph, report: VerifyReport) -> None:

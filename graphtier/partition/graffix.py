@@ -5,6 +5,12 @@ Divergence: vertices in decreasing out-degree (Graffix's degree buckets) go to w
 consecutive ones; a vertex whose degree falls short of its warp's largest, but by less than
 ``threshold`` of it, is topped up to ``share`` of that degree with edges to its 2-hop neighbours,
 each weighing the path it stands for (so no distance gets shorter).
+
+Latency: on the graph as undirected, vertices whose local clustering coefficient is a little under
+``threshold`` get edges between their neighbours (siblings) until they reach it, and vertices at
+or above it get edges between their least connected neighbours; each edge weighs its 2-hop path
+through the vertex, and ``limit`` caps them all. The vertices at or above the threshold then are
+the clusters (each with its neighbours) that the GPU iterates in shared memory.
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 
 def divergence_edges(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray | None, *, threshold: float, share: float, warp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -302,3 +309,186 @@ def _coalesced_edges(indptr, indices, weights, slot, rep_of, chunk_of, k, symmet
         dst = np.concatenate((dst, np.array(a_dst)))
         w = np.concatenate((w, np.array(a_w)))
     return src, dst, w, added // (2 if symmetric else 1)
+
+
+class Clustered(NamedTuple):
+    """Graffix's latency transform: the sibling edges it adds, ``(src, dst, weight)`` with each
+    pair both ways (``pairs`` of them), and the ``centres`` of the clusters in the graph with them
+    (vertices at or above the threshold, ascending)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+    pairs: int
+    centres: np.ndarray
+
+
+def latency_edges(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray | None, *, threshold: float, slack: float, limit: float, size: int) -> Clustered:
+    """Graffix's latency transform on a CSR (``weights`` None: every edge weighs 1), on the graph
+    as undirected (an edge either way joins two vertices; its weight the lighter way's). A
+    vertex's clustering coefficient is ``2 t / (d (d - 1))`` (t: edges among its d neighbours;
+    0 below two). Only vertices with 2 to ``size`` neighbours take part (a cluster is held in a
+    block's shared memory). In decreasing coefficient (ties by id), each vertex within ``slack``
+    under ``threshold`` gets the fewest sibling edges that lift it to the threshold (none if they
+    would pass the cap), pairs with the most common neighbours (besides it) first; then each vertex
+    at or above it gets, for each of its neighbours with the fewest edges to the other neighbours,
+    one edge to the least connected sibling it lacks. Siblings are found in the input's
+    neighbourhoods, counting the edges added before. An added edge weighs its path through the
+    vertex; at most ``limit`` of the CSR's edges are added (two a pair)."""
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold is a clustering coefficient, in (0, 1]; got {threshold}")
+    if not 0 <= slack <= threshold:
+        raise ValueError(f"slack is how far under the threshold a vertex gets edges, in [0, threshold]; got {slack}")
+    if not 0 <= limit <= 1:
+        raise ValueError(f"limit is the share of the graph's edges that may be added, in [0, 1]; got {limit}")
+    if size < 2:
+        raise ValueError(f"size is the most neighbours a cluster's centre has, at least 2; got {size}")
+    indptr = np.asarray(indptr, np.int64)
+    n = len(indptr) - 1
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    w = np.ones(len(indices), np.float64) if weights is None else np.asarray(weights, np.float64)
+    uptr, unb, uw = _undirected(n, src, np.asarray(indices, np.int64), w)
+    cc, degree = _clustering(uptr, unb)
+    fits = (degree >= 2) & (degree <= size)
+    by_cc = np.lexsort((np.arange(n), -cc))  # decreasing coefficient, ties by id
+    near = by_cc[(fits & (cc < threshold) & (cc >= threshold - slack))[by_cc]]
+    above = by_cc[(fits & (cc >= threshold))[by_cc]]
+    added = Dict.empty(key_type=types.int64, value_type=types.float64)
+    a, b, aw = _siblings(uptr, unb, uw, near, above, threshold, int(limit * len(indices)) // 2, added)
+    cc, degree = _clustering(*_with_pairs(uptr, unb, a, b))
+    centres = np.flatnonzero((degree >= 2) & (degree <= size) & (cc >= threshold))
+    return Clustered(np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([aw, aw]), len(a), centres)
+
+
+def _undirected(n: int, src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simple undirected graph of the edges: (indptr, sorted neighbours, each pair's least weight)."""
+    keep = src != dst
+    key = np.concatenate([src[keep] * n + dst[keep], dst[keep] * n + src[keep]])
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+    w = np.minimum.reduceat(np.concatenate([w[keep], w[keep]])[order], first) if len(key) else np.zeros(0)
+    key = key[first]
+    return np.concatenate([[0], np.cumsum(np.bincount(key // n, minlength=n))]), key % n, w
+
+
+def _with_pairs(indptr: np.ndarray, indices: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A simple undirected CSR with the pairs (a, b) added (none there already), still sorted."""
+    n = len(indptr) - 1
+    key = np.sort(np.concatenate([a * n + b, b * n + a]))
+    old = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)) * n + indices
+    merged = np.insert(old, np.searchsorted(old, key), key)
+    return np.concatenate([[0], np.cumsum(np.bincount(merged // n, minlength=n))]), merged % n
+
+
+def _clustering(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each vertex's local clustering coefficient in a simple undirected CSR, and its degree."""
+    degree = np.diff(indptr)
+    src = np.repeat(np.arange(len(degree)), degree)
+    up = (degree[src] < degree[indices]) | ((degree[src] == degree[indices]) & (src < indices))  # rising in (degree, id)
+    t = _triangles(np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=len(degree)))]), indices[up])
+    pairs = degree * (degree - 1)
+    return np.where(pairs > 0, 2 * t / np.maximum(pairs, 1), 0.0), degree
+
+
+@njit(cache=True)
+def _triangles(indptr, indices):
+    """Per vertex, the triangles through it, in a CSR of the edges that rise in (degree, id)
+    order: each found once, from its lowest vertex (a vertex's list holds fewer than sqrt(2E))."""
+    n = len(indptr) - 1
+    t = np.zeros(n, np.int64)
+    mark = np.full(n, -1, np.int64)
+    for v in range(n):
+        for j in range(indptr[v], indptr[v + 1]):
+            mark[indices[j]] = v
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            for i in range(indptr[u], indptr[u + 1]):
+                if mark[indices[i]] == v:
+                    t[v] += 1
+                    t[u] += 1
+                    t[indices[i]] += 1
+    return t
+
+
+@njit(cache=True)
+def _adjacent(indptr, indices, added, a, b):
+    """Whether a and b are joined, in the sorted CSR or by an edge added (``added``: a * n + b, a < b)."""
+    lo, hi = indptr[a], indptr[a + 1]
+    at = lo + np.searchsorted(indices[lo:hi], b)
+    return (at < hi and indices[at] == b) or min(a, b) * (len(indptr) - 1) + max(a, b) in added
+
+
+@njit(cache=True)
+def _common(indptr, indices, a, b, v):
+    """The neighbours a and b share, v aside: the shorter list's looked up in the longer (a hub's
+    list is not walked)."""
+    if indptr[a + 1] - indptr[a] > indptr[b + 1] - indptr[b]:
+        a, b = b, a
+    lo, hi = indptr[b], indptr[b + 1]
+    c = 0
+    for i in range(indptr[a], indptr[a + 1]):
+        x = indices[i]
+        at = lo + np.searchsorted(indices[lo:hi], x)
+        c += at < hi and indices[at] == x and x != v
+    return c
+
+
+@njit(cache=True)
+def _siblings(indptr, indices, weights, near, above, threshold, budget, added):
+    """The sibling edges (a, b, weight) of ``latency_edges``, at most ``budget`` pairs; ``added``
+    collects them."""
+    n = len(indptr) - 1
+    a_out, b_out, w_out = [0], [0], [0.0]  # typed by a first entry, dropped below
+    for v in near:
+        lo, d = indptr[v], indptr[v + 1] - indptr[v]
+        pa, pb, score = [0], [0], [0]
+        have = 0
+        for i in range(d):
+            for j in range(i + 1, d):
+                if _adjacent(indptr, indices, added, indices[lo + i], indices[lo + j]):
+                    have += 1
+                else:
+                    pa.append(i)
+                    pb.append(j)
+                    score.append(_common(indptr, indices, indices[lo + i], indices[lo + j], v))
+        need = 0
+        while 2.0 * (have + need) / (d * (d - 1)) < threshold:
+            need += 1
+        if need == 0 or need > budget:
+            continue
+        pa, pb, score = np.array(pa[1:]), np.array(pb[1:]), np.array(score[1:])
+        for k in np.argsort(-score, kind="mergesort")[:need]:  # most common neighbours first, then in list order
+            x, y = indices[lo + pa[k]], indices[lo + pb[k]]
+            added[min(x, y) * n + max(x, y)] = weights[lo + pa[k]] + weights[lo + pb[k]]
+            a_out.append(x)
+            b_out.append(y)
+            w_out.append(weights[lo + pa[k]] + weights[lo + pb[k]])
+        budget -= need
+    for v in above:
+        lo, d = indptr[v], indptr[v + 1] - indptr[v]
+        local = np.zeros(d, np.int64)  # each neighbour's edges to the other neighbours
+        for i in range(d):
+            for j in range(i + 1, d):
+                if _adjacent(indptr, indices, added, indices[lo + i], indices[lo + j]):
+                    local[i] += 1
+                    local[j] += 1
+        fewest = local.min()
+        if fewest == d - 1:
+            continue  # a clique already
+        for i in range(d):
+            if local[i] != fewest or budget == 0:
+                continue
+            best = -1
+            for j in range(d):
+                if j != i and not _adjacent(indptr, indices, added, indices[lo + i], indices[lo + j]) and (best < 0 or local[j] < local[best]):
+                    best = j
+            x, y = indices[lo + i], indices[lo + best]
+            added[min(x, y) * n + max(x, y)] = weights[lo + i] + weights[lo + best]
+            a_out.append(x)
+            b_out.append(y)
+            w_out.append(weights[lo + i] + weights[lo + best])
+            local[i] += 1
+            local[best] += 1
+            budget -= 1
+    return np.array(a_out[1:]), np.array(b_out[1:]), np.array(w_out[1:])
