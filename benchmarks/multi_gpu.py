@@ -49,22 +49,27 @@ def split(args) -> list[dict]:
     for name, call, share in (("bfs", lambda s, **o: gt.bfs(g, s, **o), args.budget), ("pagerank", lambda s, **o: gt.pagerank(g, **o), args.pagerank_budget)):
         budget = {"device_memory": int(share * csr_bytes), "zero_copy": "auto"}
         for source in sources if name == "bfs" else [None]:
-            reference = None
+            reference, baseline = {}, {}  # for each kind of call: one GPU's first result, and its median row
             for n in args.gpus:
                 for when in ("first", "again"):  # processes started and tiers filled; then kept, warm (the median of --again calls)
                     calls = []
                     for _ in range(1 if when == "first" else args.again):
                         t = time.perf_counter()
                         r = call(source, device=args.device, devices=tuple(range(n)), **budget)
-                        calls.append((time.perf_counter() - t, r))
-                    wall, r = sorted(calls, key=lambda c: c[0])[len(calls) // 2]
-                    del calls  # the other results let go, as a caller would, so their slabs serve the next calls
-                    rows.append({"call": when} | _row(name, source, n, r, wall) | {"device_memory": budget["device_memory"], "calls": 1 if when == "first" else args.again})
-                    reference = reference or {}
-                    first = reference.setdefault(when, (r, rows[-1]["wall_ms"]))
-                    rows[-1]["equal_to_one_gpu"] = bool(np.array_equal(r.distances, first[0].distances) if name == "bfs" else np.array_equal(r.ranks, first[0].ranks))
-                    rows[-1]["speedup_gpu"] = round(first[0].stats["seconds"] / r.stats["seconds"], 2)
-                    rows[-1]["speedup_wall"] = round(first[1] / rows[-1]["wall_ms"], 2)
+                        calls.append({"call": when} | _row(name, source, n, r, time.perf_counter() - t) | {"device_memory": budget["device_memory"], "calls": 1 if when == "first" else args.again})
+                        one = reference.setdefault(when, r)
+                        calls[-1]["equal_to_one_gpu"] = bool(np.array_equal(r.distances, one.distances) if name == "bfs" else np.array_equal(r.ranks, one.ranks))
+                        del r, one  # let go before the next call, as a caller would (its slab serves the next)
+                    row = sorted(calls, key=lambda c: c["wall_ms"])[len(calls) // 2]
+                    base = baseline.setdefault(when, row)
+                    rows.append(
+                        row
+                        | {
+                            "equal_to_one_gpu": all(c["equal_to_one_gpu"] for c in calls),
+                            "speedup_gpu": round(base["gpu_ms"] / row["gpu_ms"], 2),
+                            "speedup_wall": round(base["wall_ms"] / row["wall_ms"], 2),
+                        }
+                    )
                     print(rows[-1], file=sys.stderr, flush=True)
     return rows
 

@@ -256,7 +256,7 @@ def _put32(words, p, v, width):
     words[i + 1] |= np.uint32(x & _LOW32)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put(words, p, v, width):
     """Write the low ``width`` (0..64) bits of ``v`` at ``p``; return p + width."""
     if width > 0:
@@ -268,14 +268,14 @@ def _put(words, p, v, width):
     return p + width
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gamma_bits(x):
     if x == U64_MAX:
         return _GAMMA_MAX_BITS
     return 2 * bit_length(x + _U1) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def zeta_bits(x, k):
     if k == 1:
         return gamma_bits(x)
@@ -283,7 +283,7 @@ def zeta_bits(x, k):
     return (ln // k + 1) * (k + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put_gamma(words, p, x):
     if x == U64_MAX:
         return _put(words, p + 64, _U1, 1) + 64
@@ -292,7 +292,7 @@ def _put_gamma(words, p, x):
     return _put(words, p + ln, n, ln + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put_zeta(words, p, x, k):
     if k == 1:
         return _put_gamma(words, p, x)
@@ -321,7 +321,7 @@ def nat2int(z, u):
 # Encoder
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _split(d, a, b, min_itv, ist, ilen, res):
     """Intervals and residuals of the sorted list d[a:b] (duplicates allowed).
 
@@ -353,7 +353,7 @@ def _split(d, a, b, min_itv, ist, ilen, res):
     return ni, nr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _item_value(vals, lens, t, src, rebased, intervals, inc):
     """What item t of an area stores first: int2nat(v - src) when ``rebased``, else its gap."""
     if rebased:
@@ -363,13 +363,13 @@ def _item_value(vals, lens, t, src, rebased, intervals, inc):
     return vals[t] - vals[t - 1] - inc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _item_bits(vals, lens, t, src, rebased, intervals, inc, mi, k):
     g = _item_value(vals, lens, t, src, rebased, intervals, inc)
     return gamma_bits(g) + gamma_bits(lens[t] - mi) if intervals else zeta_bits(g, k)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put_item(words, p, vals, lens, t, src, rebased, intervals, inc, mi, k):
     g = _item_value(vals, lens, t, src, rebased, intervals, inc)
     if intervals:
@@ -377,7 +377,7 @@ def _put_item(words, p, vals, lens, t, src, rebased, intervals, inc, mi, k):
     return _put_zeta(words, p, g, k)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _put_area(words, p, src, vals, lens, n, intervals, inc, mi, k, seglen, first):
     """Write an interval area (``vals`` starts, ``lens`` lengths) or a residual area (``vals``).
 
@@ -416,7 +416,7 @@ def _put_area(words, p, src, vals, lens, n, intervals, inc, mi, k, seglen, first
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _has_duplicates(offsets, dst):
     for i in range(len(offsets) - 1):
         for t in range(offsets[i] + 1, offsets[i + 1]):
@@ -425,7 +425,7 @@ def _has_duplicates(offsets, dst):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _encode_chunk(offsets, dst, first_src, k, min_itv, seg, iseg, dup, bit_offsets):
     """Encode every sub-list; returns (words, bit count) and fills ``bit_offsets``.
 
@@ -748,7 +748,7 @@ def decode_sublist(words, base, start, end, src, k, min_itv, seg, iseg, dup, id_
 # is ``w`` bits at bit i*w of the field area, LSB-first in little-endian uint32 words.
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pack_fields(values, w, words):
     """Write values[i] at bits i*w .. i*w+w-1 of the zeroed ``words``, LSB-first."""
     for i in range(len(values)):

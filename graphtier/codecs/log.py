@@ -137,7 +137,7 @@ def _ov_window(words, bit):
 # --- the decoder ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decode_list_log(words, start, nwords, b, lo, hi, out):
     """Decode ids ``lo:hi`` of the bit string at ``words[start:start + nwords]`` (width ``b``) into ``out[:hi - lo]``.
 
@@ -168,7 +168,7 @@ def decode_list_log(words, start, nwords, b, lo, hi, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decode_chunk_log(words, b, offsets, n_edges, out):
     """Check the local offsets and the payload, then decode every sub-list with :func:`decode_list_log`.
 
@@ -221,7 +221,7 @@ def decode_chunk_log(words, b, offsets, n_edges, out):
 # --- the encoder ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def encode_log(dst, b, first, words):
     """Pack ``dst`` at ``b`` bits each into the zeroed uint32 array ``words`` from word ``first`` on.
 

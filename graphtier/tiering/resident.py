@@ -6,7 +6,10 @@ and its ids against the vertex count. Kernels then index without bounds checks.
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -176,26 +179,40 @@ def resident_bytes(chunk_bytes: Sequence[int], chunk_edges: Sequence[int], n_ver
 
 
 def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None) -> ResidentGraph:
-    """Every chunk, validated, in one arena; each followed by its edges' weights with ``weights``."""
+    """Every chunk, validated, in one arena; each followed by its edges' weights with ``weights``.
+    Chunks are checked and copied by a thread each at a time (the decoders let go of the GIL); a
+    damaged store names its first damaged chunk."""
     blobs = store.read(range(store.n_chunks))
+    headers = list(_threads().map(lambda c: validated(store, codec, c, blobs[c], indptr, n_vertices, chunk_edges, id_dtype)[0], range(len(blobs))))
     table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
     offset = 0
-    for c, blob in enumerate(blobs):
-        h, _, _ = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)
+    for c, (blob, h) in enumerate(zip(blobs, headers)):
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
         offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
     with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, "host"):
         arena = np.empty(offset, np.uint8)  # each byte written once: the chunks, then what pads them
     read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
     ends = [*table[1:, CHUNK_START], offset]
-    for c, blob in enumerate(blobs):
-        start = table[c, CHUNK_START]
+
+    def place(c: int) -> None:
+        start, blob = table[c, CHUNK_START], blobs[c]
         arena[start : start + len(blob)] = blob
         arena[start + len(blob) : ends[c]] = 0
+
+    list(_threads().map(place, range(len(blobs))))
     if weights is not None:
         values, nbytes = weights.read(range(store.n_chunks))
-        for c, w in enumerate(values):
-            w = validated_weights(weights, c, w, int(table[c, CHUNK_EDGES]))
+
+        def place_weights(c: int) -> None:
+            w = validated_weights(weights, c, values[c], int(table[c, CHUNK_EDGES]))
             arena[table[c, WEIGHTS_START] : table[c, WEIGHTS_START] + w.nbytes] = w.view(np.uint8)
+
+        list(_threads().map(place_weights, range(len(values))))
         read += nbytes
     return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1})
+
+
+@functools.cache
+def _threads() -> ThreadPoolExecutor:
+    """The threads that check and place a whole graph's chunks, one per core."""
+    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="graphtier-resident")
