@@ -355,3 +355,19 @@ def test_a_directed_store_takes_its_clusters_as_undirected(tmp_path):
     und.add_nodes_from(range(a.n_vertices))
     coefficient = nx.clustering(und)
     assert a.centres.tolist() == [v for v in range(a.n_vertices) if 2 <= und.degree(v) <= 32 and coefficient[v] >= 0.5]
+
+
+def test_clusters_are_the_edges_among_each_centre_and_its_neighbours(clustered):
+    _, a = clustered
+    e, w = a.edges().astype(np.int64), a.group["weights"][:]
+    c = a.clusters
+    assert len(c.ptr) == len(a.centres) + 1 and c.ptr[-1] == len(c.src) == len(c.dst) == len(c.weight) > 0
+    for k, centre in enumerate(a.centres.tolist()):
+        cluster = np.unique(np.r_[centre, e[e[:, 0] == centre, 1], e[e[:, 1] == centre, 0]])
+        assert len(cluster) <= 33
+        inside = np.isin(e[:, 0], cluster) & np.isin(e[:, 1], cluster) & (e[:, 0] != e[:, 1])
+        expected = dict(zip(map(tuple, e[inside].tolist()), w[inside].tolist()))
+        lo, hi = c.ptr[k], c.ptr[k + 1]
+        got = dict(zip(zip(c.src[lo:hi].tolist(), c.dst[lo:hi].tolist()), c.weight[lo:hi].tolist()))
+        assert got == expected and hi - lo == len(expected)  # each edge once
+    assert gt.open(a.location).clusters.ptr.tolist() == c.ptr.tolist()
