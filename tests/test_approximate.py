@@ -3,8 +3,8 @@ exactly the 2-hop edges its rule names, each weighing the path it stands for, le
 store alone and says what it did; coalescing lays out the digest's worked example exactly, and its
 replicas merge with their originals so that SSSP and BFS keep every distance and PageRank is the
 graph's with the added edges; the latency transform adds the sibling edges of a worked example by
-hand and records the clusters the store's own edges make; results compare vertex for vertex with
-the original's."""
+hand and records the clusters the store's own edges make, and the runtime's rounds iterate them (SSSP staying
+exact); results compare vertex for vertex with the original's."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import graphtier as gt
 from graphtier import store as schema
 from graphtier.algorithms.sssp import SSSP
 from graphtier.errors import CorruptChunkError
+from graphtier.kernels.formats import FORMATS
 from graphtier.partition.graffix import coalesce_layout, divergence_edges, latency_edges
 from graphtier.runtime import Advance, Algorithm, Config, Run, cpu
 
@@ -452,3 +453,24 @@ def test_rounds_leave_an_untouched_cluster_alone(one_cluster):
     run = Run(Hops(4, False), one_cluster, Config.of(None, device="cpu")).execute()  # the output is empty: no cluster touched
     assert np.isinf(run.state["dist"]).sum() == one_cluster.n_vertices - 1 and run.sizes[-1, 0] == 0
     assert run.iterations[0]["round_clusters"] == run.iterations[0]["round_edges"] == 0
+
+
+def test_sssp_on_a_latency_store_relaxes_in_rounds_and_stays_exact(clustered, tmp_path):
+    g, a = clustered
+    source = int(np.argmax(np.diff(g.indptr())))
+    expected = csgraph.dijkstra(matrix(a), indices=source)
+    for fmt in sorted(FORMATS):
+        s = a if fmt == a.format else gt.recode(a, tmp_path / f"{fmt}.gt", format=fmt)
+        r = gt.sssp(s, source, device="cpu")
+        assert sum(it["round_edges"] for it in r.stats["iterations"]) > 0 and sum(it["round_clusters"] for it in r.stats["iterations"]) > 0
+        np.testing.assert_array_equal(r.distances, expected)
+        state = r.stats["state_bytes"]
+        for budget in ({"device_memory": state + (1 << 20), "zero_copy": "never"}, {"device_memory": state + (1 << 20), "zero_copy": "always"}):
+            streamed = gt.sssp(s, source, device="cpu", **budget)
+            assert streamed.stats["bytes_store_read"] > 0
+            np.testing.assert_array_equal(streamed.distances, expected)
+            np.testing.assert_array_equal(streamed.parents, r.parents)
+        hops = csgraph.dijkstra(matrix(a) != 0, unweighted=True, indices=source)
+        np.testing.assert_array_equal(gt.sssp(s, source, weight=False, device="cpu").distances, hops)  # the clusters' edges weigh 1 too
+    plain = gt.sssp(g, source, device="cpu").stats["iterations"]
+    assert "round_edges" not in plain[0]  # a store without clusters runs no rounds
