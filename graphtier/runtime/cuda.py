@@ -17,7 +17,7 @@ from .functors import Gather
 from .parts import merge_at
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
-ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (one of at most 33 vertices; not tuned on a GPU yet)
+ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and at most `size` neighbours, 32 by default; not tuned on a GPU)
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
 EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids")
 WORDS = 8  # FUNCTOR_PARAMS
