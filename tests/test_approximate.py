@@ -3,8 +3,8 @@ exactly the 2-hop edges its rule names, each weighing the path it stands for, le
 store alone and says what it did; coalescing lays out the digest's worked example exactly, and its
 replicas merge with their originals so that SSSP and BFS keep every distance and PageRank is the
 graph's with the added edges; the latency transform adds the sibling edges of a worked example by
-hand and records the clusters the store's own edges make; results compare vertex for vertex with
-the original's."""
+hand and records the clusters the store's own edges make, and the runtime's rounds iterate them (SSSP staying
+exact); results compare vertex for vertex with the original's."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ from scipy.sparse import csgraph
 
 import graphtier as gt
 from graphtier import store as schema
+from graphtier.algorithms.sssp import SSSP
 from graphtier.errors import CorruptChunkError
+from graphtier.kernels.formats import FORMATS
 from graphtier.partition.graffix import coalesce_layout, divergence_edges, latency_edges
+from graphtier.runtime import Advance, Algorithm, Config, Run, cpu
 
 
 def test_divergence_tops_up_the_vertices_a_little_short():
@@ -355,3 +358,119 @@ def test_a_directed_store_takes_its_clusters_as_undirected(tmp_path):
     und.add_nodes_from(range(a.n_vertices))
     coefficient = nx.clustering(und)
     assert a.centres.tolist() == [v for v in range(a.n_vertices) if 2 <= und.degree(v) <= 32 and coefficient[v] >= 0.5]
+
+
+def test_clusters_are_the_edges_among_each_centre_and_its_neighbours(clustered):
+    _, a = clustered
+    e, w = a.edges().astype(np.int64), a.group["weights"][:]
+    c = a.clusters
+    assert len(c.ptr) == len(a.centres) + 1 and c.ptr[-1] == len(c.src) == len(c.dst) == len(c.weight) > 0
+    for k, centre in enumerate(a.centres.tolist()):
+        cluster = np.unique(np.r_[centre, e[e[:, 0] == centre, 1], e[e[:, 1] == centre, 0]])
+        assert len(cluster) <= 33
+        inside = np.isin(e[:, 0], cluster) & np.isin(e[:, 1], cluster) & (e[:, 0] != e[:, 1])
+        expected = dict(zip(map(tuple, e[inside].tolist()), w[inside].tolist()))
+        lo, hi = c.ptr[k], c.ptr[k + 1]
+        got = dict(zip(zip(c.src[lo:hi].tolist(), c.dst[lo:hi].tolist()), c.weight[lo:hi].tolist()))
+        assert got == expected and hi - lo == len(expected)  # each edge once
+    assert gt.open(a.location).clusters.ptr.tolist() == c.ptr.tolist()
+
+
+@cpu
+def hop(v, u, e, w, s):
+    """``s``: (dist,). A shorter path to u queues it."""
+    dist = s[0]
+    nd = dist[v] + np.float64(w)
+    if nd >= dist[u]:
+        return False
+    dist[u] = nd
+    return True
+
+
+HOP = Advance("Relax", hop, rounds=True)
+
+
+class Hops(Algorithm):
+    """One iteration from vertex 9: an advance (or none), then the clusters' rounds."""
+
+    cuda = SSSP.cuda
+    functors = (HOP,)
+    dedup = True
+
+    def __init__(self, rounds: int, advance: bool):
+        self.rounds, self.advance = rounds, advance
+
+    def edges(self, graph):
+        return {"out": gt.runtime.Edges(weights=True)}
+
+    def state(self, graph):
+        return {"dist": (graph.n_vertices, np.float64)}
+
+    def start(self, run):
+        run.state["dist"][:] = np.inf
+        run.state["dist"][9] = 0.0
+        run.frontier.start(np.array([9]), 1)
+
+    def step(self, run):
+        if self.advance:
+            run.advance(HOP, run.state["dist"], dedup=True)
+        run.rounds(HOP, run.state["dist"], rounds=self.rounds)
+
+    def done(self, run, sizes):
+        return True
+
+
+@pytest.fixture(scope="module")
+def one_cluster(tmp_path_factory):
+    # centre 0 joined to 1..4 by edges of 100, the path 4 - 3 - 2 - 1 by edges of 1, and 9 (outside
+    # the cluster) to 4: the cluster's edges in (src, dst) order visit the path against its way
+    r = [(0, 1, 100), (0, 2, 100), (0, 3, 100), (0, 4, 100), (4, 3, 1), (3, 2, 1), (2, 1, 1), (9, 4, 1)]
+    facts, centres = {"clustered": {"centres": 1, "threshold": 0.5, "size": 32}}, {schema.CENTRES: np.array([0], np.uint64)}
+    g = gt.build(np.array(r, np.float64), tmp_path_factory.mktemp("one") / "c.gt", symmetrize=True, order="natural", attributes=facts, vectors=centres)
+    assert g.centres.tolist() == [0] and g.clusters.ptr.tolist() == [0, 14]
+    return g
+
+
+@pytest.mark.parametrize(
+    ("rounds", "dist", "queued"),
+    [
+        (1, {9: 0, 4: 1, 0: 101, 3: 2}, [4, 0, 3]),  # (4, 0) and (4, 3) only: (3, 2) came before (4, 3)
+        (2, {9: 0, 4: 1, 0: 101, 3: 2, 2: 3, 1: 201}, [4, 0, 3, 1, 2]),  # 1 through 0, (2, 1) before (3, 2)
+        (4, {9: 0, 4: 1, 0: 101, 3: 2, 2: 3, 1: 4}, [4, 0, 3, 1, 2]),  # 1 again, queued once
+    ],
+)
+def test_rounds_iterate_a_touched_cluster(one_cluster, rounds, dist, queued):
+    run = Run(Hops(rounds, True), one_cluster, Config.of(None, device="cpu")).execute()
+    expected = np.full(one_cluster.n_vertices, np.inf)
+    expected[list(dist)] = list(dist.values())
+    np.testing.assert_array_equal(run.state["dist"], expected)
+    q = run.frontier.current
+    assert q.ids[: int(q.row[0])].tolist() == queued and run.sizes[-1, 0] == len(queued)
+    assert run.iterations[0]["round_clusters"] == 1 and run.iterations[0]["round_edges"] == 14 * rounds
+
+
+def test_rounds_leave_an_untouched_cluster_alone(one_cluster):
+    run = Run(Hops(4, False), one_cluster, Config.of(None, device="cpu")).execute()  # the output is empty: no cluster touched
+    assert np.isinf(run.state["dist"]).sum() == one_cluster.n_vertices - 1 and run.sizes[-1, 0] == 0
+    assert run.iterations[0]["round_clusters"] == run.iterations[0]["round_edges"] == 0
+
+
+def test_sssp_on_a_latency_store_relaxes_in_rounds_and_stays_exact(clustered, tmp_path):
+    g, a = clustered
+    source = int(np.argmax(np.diff(g.indptr())))
+    expected = csgraph.dijkstra(matrix(a), indices=source)
+    for fmt in sorted(FORMATS):
+        s = a if fmt == a.format else gt.recode(a, tmp_path / f"{fmt}.gt", format=fmt)
+        r = gt.sssp(s, source, device="cpu")
+        assert sum(it["round_edges"] for it in r.stats["iterations"]) > 0 and sum(it["round_clusters"] for it in r.stats["iterations"]) > 0
+        np.testing.assert_array_equal(r.distances, expected)
+        state = r.stats["state_bytes"]
+        for budget in ({"device_memory": state + (1 << 20), "zero_copy": "never"}, {"device_memory": state + (1 << 20), "zero_copy": "always"}):
+            streamed = gt.sssp(s, source, device="cpu", **budget)
+            assert streamed.stats["bytes_store_read"] > 0
+            np.testing.assert_array_equal(streamed.distances, expected)
+            np.testing.assert_array_equal(streamed.parents, r.parents)
+        hops = csgraph.dijkstra(matrix(a) != 0, unweighted=True, indices=source)
+        np.testing.assert_array_equal(gt.sssp(s, source, weight=False, device="cpu").distances, hops)  # the clusters' edges weigh 1 too
+    plain = gt.sssp(g, source, device="cpu").stats["iterations"]
+    assert "round_edges" not in plain[0]  # a store without clusters runs no rounds

@@ -201,6 +201,23 @@ def test_coalesced_copies_merge_as_on_the_cpu(weighted_graphs, name, fmt, tmp_pa
         assert np.abs(gt.pagerank(a, weight=True, device="cuda", **budget).ranks - ranks).sum() < 1e-6
 
 
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_latency_rounds_relax_as_on_the_cpu(weighted_graphs, fmt, tmp_path):
+    """Graffix's latency store: SSSP's rounds over the touched clusters (a block per cluster) give
+    the CPU's distances and parents under every budget, and run."""
+    g = weighted_graphs["kron"][fmt]
+    a = gt.approximate(g, tmp_path / "l.gt", "latency", threshold=0.6, slack=0.2)
+    assert len(a.centres) > 0
+    source = int(np.argmax(np.diff(g.indptr())))
+    cpu, hops = gt.sssp(a, source, device="cpu"), gt.sssp(a, source, weight=False, device="cpu").distances
+    for budget in budgets_of(a):
+        s = gt.sssp(a, source, device="cuda", **budget)
+        assert s.stats["device"] == "cuda" and sum(it["round_edges"] for it in s.stats["iterations"]) > 0
+        np.testing.assert_array_equal(s.distances, cpu.distances)
+        np.testing.assert_array_equal(s.parents, cpu.parents)
+        np.testing.assert_array_equal(gt.sssp(a, source, weight=False, device="cuda", **budget).distances, hops)
+
+
 def input_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:
     """The store's edges as a CSR in the input's ids."""
     e = g.edges().astype(np.int64)

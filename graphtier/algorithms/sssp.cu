@@ -117,6 +117,7 @@ struct CopyParent {  // parents: a copy without one whose distance is its partne
 };
 
 INSTANTIATE(ADVANCE, Relax)
+INSTANTIATE(ROUNDS, Relax)
 INSTANTIATE(FILTER, Near)
 INSTANTIATE(FILTER, StillFar)
 INSTANTIATE(ADVANCE, Tight)

@@ -6,7 +6,8 @@ once); farther ones wait in the *far* queue. When the near pile empties, the thr
 closest far vertex plus ``delta``, and far vertices within it become the frontier. Distances are
 float64 sums of the edges' float32 weights along a path, each relaxation computing ``dist[v] + w``
 the same way, so every backend and every relaxation order reach the same fixpoint as Dijkstra in
-float64 (scipy's). Parents, when asked for, are set once the distances are final: each reached
+float64 (scipy's). On a latency store (Graffix) each iteration's relaxation goes on inside the
+clusters it reached (``Run.rounds``): more relaxations, the same fixpoint. Parents, when asked for, are set once the distances are final: each reached
 vertex's smallest in-neighbour ``v`` with ``dist[v] + w == dist[u]`` (so they too are the same on
 every backend).
 """
@@ -133,7 +134,7 @@ def start(v, s):
     far_marks[v] = 0
 
 
-RELAX = Advance("Relax", relax)
+RELAX = Advance("Relax", relax, rounds=True)
 NEAR = Filter("Near", near)
 STILL_FAR = Filter("StillFar", still_far)
 TIGHT = Advance("Tight", tight)
@@ -199,7 +200,10 @@ class SSSP(Algorithm):
     def step(self, run: Run) -> None:
         s, far = run.state, run.queues["far"]
         if run.sizes[-1, 0]:  # relax the near pile
-            run.advance(RELAX, s["dist"], far.ids, far.row, s["far_marks"], self.threshold, dedup=True)
+            relaxing = (s["dist"], far.ids, far.row, s["far_marks"], self.threshold)
+            run.advance(RELAX, *relaxing, dedup=True)
+            if run.clusters is not None:  # a latency store: its clusters touched now relax on, in rounds
+                run.rounds(RELAX, *relaxing)
             self.confluence(run, run.frontier.next)
             return
         # the near pile is empty: move the threshold past the closest far vertex, and split

@@ -14,6 +14,7 @@ from .. import codecs as graph_codecs
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceGraph, Workspace
+from ..partition.graffix import Clusters, cluster_edges
 from ..tiering.budget import allocating
 from ..tiering.resident import ResidentGraph, indptr_problem, load_resident, resident_bytes
 from ..tiering.scheduler import Scheduler, resident_fits
@@ -200,6 +201,19 @@ class Graph:
         if problem:
             raise CorruptChunkError(problem, array=schema.CENTRES, store=self.location)
         return centres
+
+    @functools.cached_property
+    def clusters(self) -> Clusters | None:
+        """A latency store's clusters as edge lists (``partition.graffix.cluster_edges``): for each
+        centre, every stored edge between two of its cluster's vertices (the centre and its
+        neighbours either way), what ``Run.rounds`` iterates; None for a store without centres.
+        Read from the whole edge list and weights on the host, once per handle: a latency store is
+        built from its whole CSR in memory, so it fits there."""
+        if self.centres is None or not len(self.centres):
+            return None
+        edges = self.edges().astype(np.int64)
+        weights = self.group[schema.WEIGHTS][:] if self.weighted else None
+        return cluster_edges(self.centres, edges[:, 0], edges[:, 1], weights, self.n_vertices)
 
     @functools.cached_property
     def copy_sets(self) -> tuple[np.ndarray, np.ndarray] | None:

@@ -492,3 +492,50 @@ def _siblings(indptr, indices, weights, near, above, threshold, budget, added):
             local[best] += 1
             budget -= 1
     return np.array(a_out[1:]), np.array(b_out[1:]), np.array(w_out[1:])
+
+
+class Clusters(NamedTuple):
+    """The latency transform's clusters as plain edge lists: cluster k's edges are ``src[ptr[k] :
+    ptr[k + 1]]`` to ``dst[...]``, weighing ``weight[...]`` (float32; 1 where the graph has no
+    weights), in increasing (src, dst)."""
+
+    ptr: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+
+
+def cluster_edges(centres: np.ndarray, src: np.ndarray, dst: np.ndarray, weights: np.ndarray | None, n: int) -> Clusters:
+    """Each centre's cluster, the centre and its neighbours (either way: the transform reads the
+    graph as undirected), as the edges ``(src, dst)`` with both ends in it: each pair once (the
+    least weight of duplicates), no self-loops. A cluster of m vertices tries its m * m pairs
+    against the sorted edges, so the work is bounded by the clusters' sizes, not by the degrees of
+    the hubs they touch."""
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    w = np.ones(len(src), np.float32) if weights is None else np.asarray(weights, np.float32)
+    keep = src != dst
+    key = src[keep] * n + dst[keep]
+    order = np.argsort(key, kind="stable")
+    key, w = key[order], w[keep][order]
+    if len(key):
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        key, w = key[first], np.minimum.reduceat(w, first)
+    centres = np.asarray(centres, np.int64)
+    k = len(centres)
+    s, d = key // n, key % n
+    at_s, at_d = np.searchsorted(centres, s), np.searchsorted(centres, d)
+    is_s = (at_s < k) & (centres[np.minimum(at_s, max(k - 1, 0))] == s) if k else np.zeros(len(s), np.bool_)
+    is_d = (at_d < k) & (centres[np.minimum(at_d, max(k - 1, 0))] == d) if k else np.zeros(len(d), np.bool_)
+    members = np.unique(np.concatenate([np.arange(k) * n + centres, at_s[is_s] * n + d[is_s], at_d[is_d] * n + s[is_d]]))
+    cluster, vertex = members // n, members % n
+    counts = np.bincount(cluster, minlength=k)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    reps = counts[cluster]  # each member paired with every member of its cluster
+    pair_cluster = np.repeat(cluster, reps)
+    offset = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+    a, b = np.repeat(vertex, reps), vertex[np.repeat(starts[cluster], reps) + offset]
+    at = np.searchsorted(key, a * n + b)
+    hit = at < len(key)
+    hit[hit] = key[at[hit]] == a[hit] * n + b[hit]
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(pair_cluster[hit], minlength=k))]).astype(np.int64)
+    return Clusters(ptr, a[hit], b[hit], w[at[hit]].astype(np.float32))

@@ -82,6 +82,16 @@ class CpuOperators:
         seen[:] = False
         kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[int(output.row[0]) :], self.run.frontier.marks, seen, self.run.state["scratch"])
 
+    def rounds(self, f, args, clusters, source, weighted: bool, rounds: int, output: Queue, counts) -> None:
+        """``Run.rounds``: ``clusters.touched`` holds ``output``'s vertices while the kernel runs."""
+        kernel = ops.rounds_kernel(f.fn, weighted)
+        queued = output.ids[: int(output.row[0])]
+        clusters.touched[queued] = True
+        start = int(output.row[0])
+        end = start + kernel(clusters.ptr, clusters.src, clusters.dst, clusters.weight, rounds, clusters.touched, args, output.ids[start:], self.run.frontier.marks, counts)
+        clusters.touched[queued] = False
+        self._queued(output, start, end, source.indptr)
+
     def _queued(self, output: Queue, start: int, end: int, indptr) -> None:
         output.row[0] = end
         output.row[1] += ops.degree_sum(output.ids[start:end], end - start, False, indptr)

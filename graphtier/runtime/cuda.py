@@ -17,6 +17,7 @@ from .functors import Gather
 from .parts import merge_at
 
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
+ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and at most `size` neighbours, 32 by default; not tuned on a GPU)
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
 EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids")
 WORDS = 8  # FUNCTOR_PARAMS
@@ -137,6 +138,18 @@ class CudaOperators:
             self._launch(hubs, *params)
         if ids is not _NULL:
             self._advanced.add(int(row))
+
+    def rounds(self, f, args, clusters, source, weighted: bool, rounds: int, output: Queue, counts) -> None:
+        """``Run.rounds``: ``clusters.touched`` holds ``output``'s vertices while the kernel runs
+        (set before it, cleared after it from the grown queue: each of its words cleared whole)."""
+        kernel = self._functor_kernels(f)[-1]  # Advance.kernels lists it last
+        bits = clusters.touched
+        self._launch("queue_to_bitmap", output.ids, output.address, bits)
+        grid = (max(1, min(clusters.n, self.grid[0])),)
+        weights = clusters.weight if weighted else _NULL
+        params = (source.indptr, clusters.ptr, clusters.src, clusters.dst, weights, np.int64(clusters.n), np.int64(rounds), bits, np.uint64(counts.data.ptr))
+        kernel(grid, (ROUNDS_BLOCK,), (*params, output.ids, output.address, self.run.frontier.marks, *functor_words(args)))
+        self._launch("clear_bitmap", output.ids, output.address, bits)
 
     def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
         pull, from_sidecar, demand = self._functor_kernels(f)

@@ -189,3 +189,43 @@ class Copies:
             "copy_rows": ((2, 4), np.uint64 if backend == "cuda" else np.int64),
             "copy_extras": ((len(extras),), ids),
         }
+
+
+class Clusters:
+    """A latency store's clusters (``Graph.clusters``) where the kernels are, for ``Run.rounds``:
+    the edge lists (``ptr``, ``src``, ``dst``, ``weight``), ``touched`` (a set of vertices, clear
+    between calls: the output queue's when a call starts) and ``counts``, per iteration the
+    clusters the rounds ran in and the edges they applied the functor to (rows grown as needed)."""
+
+    def __init__(self, run, graph):
+        c, s, xp = graph.clusters, run.state, run.xp
+        self.xp, self.n = xp, len(c.ptr) - 1
+        for name in ("ptr", "src", "dst", "weight"):
+            array = s[f"cluster_{name}"]
+            array[:] = xp.asarray(getattr(c, name).astype(array.dtype))
+            setattr(self, name, array)
+        self.touched = s["cluster_touched"]
+        self.touched.fill(0)
+        self.counts = xp.zeros((Frontier.ROWS, 2), np.uint64 if run.backend == "cuda" else np.int64)
+
+    def counter(self, iteration: int):
+        """The row of ``counts`` an iteration's calls add to."""
+        if iteration >= len(self.counts):
+            grown = self.xp.zeros((2 * (iteration + 1), 2), self.counts.dtype)
+            grown[: len(self.counts)] = self.counts
+            self.counts = grown
+        return self.counts[iteration]
+
+    @staticmethod
+    def shapes(graph, backend: str) -> dict[str, tuple]:
+        """The arrays it keeps, ``name -> (shape, dtype)`` (charged with the vertex state)."""
+        c, n = graph.clusters, graph.n_vertices
+        gpu = backend == "cuda"
+        ids = np.uint32 if gpu else np.int64
+        return {
+            "cluster_ptr": ((len(c.ptr),), np.int64),
+            "cluster_src": ((len(c.src),), ids),
+            "cluster_dst": ((len(c.dst),), ids),
+            "cluster_weight": ((len(c.weight),), np.float32),
+            "cluster_touched": (((n + 31) // 32,), np.uint32) if gpu else ((n,), np.bool_),
+        }

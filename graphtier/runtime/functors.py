@@ -51,10 +51,12 @@ class Advance(Functor):
     combine: tuple[tuple[int, str], ...] = ()
     combine_queued: bool = False
     spans: bool = False  # also pushes from several spans in one launch (``Spans``): it takes no per-span argument
+    rounds: bool = False  # also iterates a latency store's clusters (``Run.rounds``)
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         spans = (f"advance_spans_kernel<{decoder}, {self.cuda}>",) if self.spans else ()
-        return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>", *spans)
+        rounds = (f"rounds_kernel<{self.cuda}>",) if self.rounds else ()  # last: runtime/cuda.py takes it so
+        return (f"advance_push_kernel<{decoder}, {self.cuda}>", f"advance_hubs_kernel<{decoder}, {self.cuda}>", *spans, *rounds)
 
 
 @dataclass(frozen=True)

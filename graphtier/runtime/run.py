@@ -22,7 +22,7 @@ from ..kernels.formats import FORMATS
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
 from . import parts
 from .config import Config
-from .frontier import ALL, Copies, Frontier, Queue, Span, Spans, span_of
+from .frontier import ALL, Clusters, Copies, Frontier, Queue, Span, Spans, span_of
 from .functors import Advance, Compute, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
@@ -95,6 +95,8 @@ class Run:
             raise ValueError(f"{type(algorithm).__name__} does not run split over several devices yet (devices={config.devices!r})")
         if self.part is not None and graph.copies is not None:
             raise ValueError(f"{graph.location} is a coalesced store (Graffix): its replicas merge on one device, it does not run split over several")
+        if self.part is not None and graph.centres is not None and iterates_clusters(algorithm):
+            raise ValueError(f"{graph.location} is a latency store (Graffix): its clusters are iterated on one device, it does not run split over several")
         self.own = self.part.vertices if self.part is not None else (0, self.n)  # whose lists this process reads
         self.state_bytes = 0
         self._arrays: dict = {}
@@ -106,6 +108,7 @@ class Run:
         self.state = {name: self.array(name, shape, dtype) for name, (shape, dtype) in shapes.items()}
         self.frontier = Frontier(self, self.n, dedup=algorithm.dedup, bitmap=algorithm.bitmap)
         self.copies = Copies(self, graph) if "copy_partner" in self.state else None  # a coalesced store's replicas
+        self.clusters = Clusters(self, graph) if "cluster_ptr" in self.state else None  # a latency store's clusters, for rounds
         self.queues = {name: self._queue(name) for name in algorithm.queues}
         wanted = algorithm.edges(graph)
         self.sources = self._open_edges(wanted)
@@ -178,6 +181,24 @@ class Run:
         else:
             self.ops.advance(functor, args, *self._read(edges), input or self.frontier.current, output, dedup)
         self._merge(functor, args, edges, output, queued=not drained)
+
+    def rounds(self, functor: Advance, *args, rounds: int = 4, output: Queue | None = None, edges: str = "out") -> None:
+        """Graffix's latency rounds on a latency store: each cluster (``Graph.clusters``) that holds
+        a vertex of ``output`` (the next frontier by default) as the call starts, a vertex queued
+        this iteration, applies the functor to each of its edges ``rounds`` times in a row (edge:
+        its position in the clusters' edge list; weights as ``edges``' were loaded, else 1), on the
+        GPU a block per cluster with a barrier between rounds. Every vertex the functor accepts
+        joins ``output`` once (the frontier's marks, as ``advance`` with ``dedup``)."""
+        if not functor.rounds:
+            raise ValueError(f"{functor.cuda} does not iterate clusters (it is not declared with rounds=True)")
+        if self.clusters is None:
+            raise ValueError(f"{self.graph.location} has no clusters to iterate (a latency store's: gt.approximate(..., 'latency'))")
+        if self.frontier.marks is None:
+            raise ValueError(f"rounds queues each vertex once through the frontier's marks: {type(self.algorithm).__name__} must declare dedup")
+        if rounds < 1:
+            raise ValueError(f"rounds must be at least 1, got {rounds}")
+        counts = self.clusters.counter(max(len(self.iterations) - 1, 0))
+        self.ops.rounds(functor, args, self.clusters, self.sources[edges], self.weighted[edges], rounds, output or self.frontier.next, counts)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
         """Each wanted vertex of ``input`` looks for the first in-neighbour that passes the functor
@@ -322,6 +343,11 @@ class Run:
         for it in tiered:  # on tiered iterations compute is what the transfers left
             target = self.iterations[it]
             target["compute_seconds"] = max(0.0, target["seconds"] - target["transfer_seconds"])
+        if self.clusters is not None:  # what the latency rounds did in each iteration
+            counts = self.ops.to_host(self.clusters.counts)
+            for i, it in enumerate(self.iterations):
+                clusters, edges = (int(x) for x in counts[i]) if i < len(counts) else (0, 0)
+                it.update({"round_clusters": clusters, "round_edges": edges})
 
     def stats(self, **extra) -> dict:
         """What a result reports: device, format, time, iterations, bytes moved per tier, peaks."""
@@ -373,11 +399,18 @@ def state_of(algorithm: Algorithm, graph, backend: str, split: bool = False) -> 
     shapes = {**algorithm.state(graph), **ops.scratch_shapes(algorithm, graph)}
     if graph.copies is not None:
         shapes |= Copies.shapes(graph, backend)
+    if iterates_clusters(algorithm) and graph.clusters is not None:
+        shapes |= Clusters.shapes(graph, backend)
     if split and backend == "cuda":
         shapes["union_bits"] = (((graph.n_vertices + 31) // 32,), np.uint32)
     frontier = Frontier.nbytes(graph.n_vertices, backend, algorithm.dedup, algorithm.bitmap)
     queues = len(algorithm.queues) * (max(graph.n_vertices, 1) * (4 if backend == "cuda" else 8) + 32)
     return shapes, frontier + queues + sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes.values())
+
+
+def iterates_clusters(algorithm: Algorithm) -> bool:
+    """Whether an algorithm iterates a latency store's clusters (a functor declared with rounds)."""
+    return any(isinstance(f, Advance) and f.rounds for f in algorithm.functors)
 
 
 def _backend(backend: str):

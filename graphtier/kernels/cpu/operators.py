@@ -16,6 +16,10 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
 - ``drain``: ``advance`` over a whole graph in memory that pushes on from every vertex it would
   queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
   that follows from it before the next; a vertex of the set already pushed from is skipped.
+- ``rounds``: Graffix's latency rounds over a latency store's clusters, plain edge lists: each
+  cluster with a vertex in ``touched`` applies ``functor(v, u, e, w, state)`` to its edges
+  ``rounds`` times in a row (``e`` the edge's position in the lists); True queues ``u`` once
+  (through ``marks``, as ``advance`` with ``dedup``).
 - ``pull``: each vertex ``u`` of a set with ``wanted(u, state)`` scans its in-edges (the reverse
   graph) until ``parent(u, v, e, w, state)`` holds, then ``adopt(u, v, state)`` runs once and
   ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
@@ -145,6 +149,37 @@ def drain_kernel(neighbors, functor, weighted: bool):
                 head = head + 1 if head + 1 < room else 0
                 pending -= 1
                 marks[v] = False
+
+    return kernel
+
+
+@functools.cache
+def rounds_kernel(functor, weighted: bool):
+    """``rounds`` compiled for one functor, one cluster after another (a functor writes others'
+    state without atomics on the CPU); ``counts`` gets the clusters touched and the edges visited."""
+
+    @compiled()
+    def kernel(ptr, src, dst, weights, rounds, touched, state, out, marks, counts):
+        n_out = 0
+        for k in range(len(ptr) - 1):
+            lo, hi = ptr[k], ptr[k + 1]
+            hit = False
+            for e in range(lo, hi):
+                if touched[src[e]] or touched[dst[e]]:
+                    hit = True
+                    break
+            if not hit:
+                continue
+            counts[0] += 1
+            counts[1] += (hi - lo) * rounds
+            for _ in range(rounds):
+                for e in range(lo, hi):
+                    u = dst[e]
+                    if functor(src[e], u, e, weights[e] if weighted else ONE, state) and not marks[u]:
+                        marks[u] = True
+                        out[n_out] = u
+                        n_out += 1
+        return n_out
 
     return kernel
 

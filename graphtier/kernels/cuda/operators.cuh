@@ -23,7 +23,7 @@
 // An algorithm supplies functors (structs of 8-byte fields, built from the kernels' FUNCTOR_PARAMS
 // words in field order, kernels/cuda/runtime.py packing them) in its own .cu file:
 //   advance   bool operator()(u32 v, u32 u, Edge e): u joins the output queue when true (the
-//             same for advance_spans, whose functors take no per-span argument)
+//             same for advance_spans, whose functors take no per-span argument, and for rounds)
 //   pull      bool wanted(u32 u); bool operator()(u32 u, u32 v, Edge e): v is what u looks for;
 //             void adopt(u32 u, u32 v): u found it (u joins the output queue)
 //   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
@@ -110,6 +110,34 @@ struct Output {
     }
     __device__ void done() { warp_add(&next->edges, edges); }
 };
+
+// Graffix's latency rounds: a block per cluster (a latency store's, as plain edge lists: cluster k's
+// edges src[ptr[k] .. ptr[k + 1]) to dst[...]) that holds a vertex of `touched` (a bitmap), its
+// threads over the cluster's edges, `rounds` times with a barrier between rounds, so each round sees
+// what the ones before wrote. The state stays in global memory (block-local rounds, not shared
+// memory: the functor's arrays are the whole graph's). `counts` gets the clusters touched and the
+// edges visited.
+__device__ __forceinline__ bool in_bitmap(const u32* bits, u32 v) { return bits[v >> 5] >> (v & 31) & 1u; }
+
+template <class F>
+__device__ void rounds(const i64* ptr, const u32* src, const u32* dst, const float* weight, i64 clusters, i64 rounds, const u32* touched, u64* counts, Output& out, const F& f) {
+    for (i64 k = blockIdx.x; k < clusters; k += gridDim.x) {  // block-uniform
+        const i64 lo = ptr[k], hi = ptr[k + 1];
+        bool hit = false;
+        for (i64 e = lo + threadIdx.x; e < hi && !hit; e += blockDim.x) hit = in_bitmap(touched, src[e]) || in_bitmap(touched, dst[e]);
+        if (!__syncthreads_or(hit)) continue;
+        for (i64 r = 0; r < rounds; ++r) {
+            for (i64 e = lo + threadIdx.x; e < hi; e += blockDim.x)
+                if (f(src[e], dst[e], Edge{e, weight ? weight + e : nullptr})) out.push(dst[e]);
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            atomicAdd(counts, u64(1));
+            atomicAdd(counts + 1, u64((hi - lo) * rounds));
+        }
+    }
+    out.done();
+}
 
 // Pieces of a hub's edges [lo, hi): one per PIECE_EDGES edges of its sub-list in each chunk.
 __device__ __forceinline__ i64 hub_pieces(i64 lo, i64 hi, i64 chunk_edges) {
@@ -483,6 +511,13 @@ __global__ void gather_apply_kernel(GATHER_PARAMS) {
 }
 
 template <class F>
+__global__ void rounds_kernel(const i64* indptr, const i64* ptr, const u32* src, const u32* dst, const float* weight, i64 clusters, i64 rounds, const u32* touched, u64* counts, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
+    Graph g{nullptr, indptr, 0, 0, 0};  // for the queued vertices' degrees
+    Output o{g, out, next, marks};
+    ::rounds(ptr, src, dst, weight, clusters, rounds, touched, counts, o, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class F>
 __global__ void pull_sidecar_kernel(const u32* candidates, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS) {
     Graph g = GRAPH_ARGS;
     Output o{g, out, next, marks};
@@ -602,5 +637,7 @@ extern "C" __global__ void bitmap_to_ids(const u32* bits, i64 words, const i64* 
     FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
     template __global__ void pull_sidecar_kernel<F>(const u32*, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
     template __global__ void pull_demand_kernel<F>(const i64*, i64, i64, u64*, FUNCTOR_PARAMS);
+#define INSTANTIATE_ROUNDS(F) \
+    template __global__ void rounds_kernel<F>(const i64*, const i64*, const u32*, const u32*, const float*, i64, i64, const u32*, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_FILTER(F) template __global__ void filter_kernel<F>(SET_PARAMS, u32*, LevelSizes*, FUNCTOR_PARAMS);
 #define INSTANTIATE_COMPUTE(F) template __global__ void compute_kernel<F>(SET_PARAMS, FUNCTOR_PARAMS);
