@@ -192,3 +192,20 @@ def test_a_merge_at_the_queued_vertices_equals_merging_whole_arrays(written):
     memory.unlink()
     for a in arrays:
         np.testing.assert_array_equal(a, expected)
+
+
+def test_free_slabs_beyond_two_are_removed_before_the_next_call(tmp_path):
+    """Results held at once each take a slab; once let go, the caller keeps two free slabs for
+    the next calls and removes the others (before an offer, never during a call)."""
+    mine, theirs = multiprocessing.Pipe()
+    box, inbox = parts.Outbox(str(tmp_path)), parts.Inbox()
+    held = []
+    for i in range(4):
+        sender = threading.Thread(target=box.send, args=(theirs, ("ok", (np.full(1 << 18, float(i)), {})), inbox.offer()))
+        sender.start()
+        held.append(inbox.receive(mine.recv())[1][0])
+        sender.join()
+    assert len(list(tmp_path.iterdir())) == 4 and [a[0] for a in held] == [0.0, 1.0, 2.0, 3.0]
+    held.clear()
+    free, kept = inbox.offer()
+    assert len(free) == len(kept) == parts.Inbox.KEEP_FREE == len(list(tmp_path.iterdir()))
