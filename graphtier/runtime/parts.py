@@ -378,7 +378,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
         try:
             box.send(pipe, ("error", e))
         except Exception:  # noqa: BLE001 (an exception that does not pickle goes as its text)
-            box.send(pipe, ("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")), outbox)
+            box.send(pipe, ("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")))
 
 
 class Outbox:
