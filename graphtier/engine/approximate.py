@@ -67,7 +67,7 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
         raise TypeError(f"{transform} takes the knobs {', '.join(TRANSFORMS[transform])}, not {', '.join(sorted(unknown))}")
     knobs = TRANSFORMS[transform] | knobs
     indptr, edges = g.indptr(), g.edges().astype(np.int64)
-    weights = g.group["weights"][:] if g.weighted else None
+    weights = g.edge_weights()
     ids = g.perm.astype(np.uint64) if g.perm is not None else np.arange(g.n_vertices, dtype=np.uint64)
     described = {"transform": transform, "knobs": knobs, "source": g.location, "source_build_id": g.attrs.get("build_id")}
     options = {"format": g.format, "chunk_edges": g.chunk_edges, "symmetrize": not g.directed, "reverse": g.has_reverse, "overwrite": overwrite, "progress": False}
@@ -76,13 +76,20 @@ def approximate(graph: Graph | str | os.PathLike, out: str | os.PathLike, transf
     if transform == "latency":
         return _latency(g, indptr, edges, weights, knobs, described, out, options)
     src, dst, w = divergence_edges(indptr, edges[:, 1], weights, **knobs)
-    columns = [np.concatenate([edges[:, 0], src]), np.concatenate([edges[:, 1], dst])]
-    if weights is not None:  # an unweighted graph stays so: a shortcut is an edge like any other
-        columns.append(np.concatenate([weights.astype(np.float64), w]))
+    columns = _with_added(edges, weights, src, dst, w)
     ids = ids.astype(np.int64)
     rows = np.column_stack([ids[columns[0]], ids[columns[1]], *columns[2:]])
     described["added_edges"] = len(src)
     return build(rows, out, relabel=bool(g.attrs.get("relabelled")), order="degree", attributes={"approximation": described}, **options)
+
+
+def _with_added(edges: np.ndarray, weights: np.ndarray | None, src, dst, w) -> list[np.ndarray]:
+    """The columns (src, dst[, weight]) of the graph's edges followed by the added ones; an
+    unweighted graph stays so (an added edge is an edge like any other)."""
+    columns = [np.concatenate([edges[:, 0], src]), np.concatenate([edges[:, 1], dst])]
+    if weights is not None:
+        columns.append(np.concatenate([weights.astype(np.float64), w]))
+    return columns
 
 
 def _coalesce(g: Graph, indptr, edges, weights, ids, knobs: dict, described: dict, out, options: dict) -> Graph:
@@ -107,9 +114,7 @@ def _latency(g: Graph, indptr, edges, weights, knobs: dict, described: dict, out
     """The store with the sibling edges, its vertices where the source has them (so ``centres``,
     in the source's ids, are the new store's too; ``perm`` as the source's), and ``centres``."""
     lay = latency_edges(indptr, edges[:, 1], weights, **knobs)
-    columns = [np.concatenate([edges[:, 0], lay.src]), np.concatenate([edges[:, 1], lay.dst])]
-    if weights is not None:  # unweighted stays so
-        columns.append(np.concatenate([weights.astype(np.float64), lay.weight]))
+    columns = _with_added(edges, weights, lay.src, lay.dst, lay.weight)
     described |= {"added_edges": lay.pairs, "clusters": len(lay.centres)}
     facts = {"centres": len(lay.centres), "threshold": knobs["threshold"], "size": knobs["size"]}
     source = array_source(np.column_stack(columns), id_limit=g.n_vertices, n_vertices=g.n_vertices)

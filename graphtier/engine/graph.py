@@ -212,8 +212,7 @@ class Graph:
         if self.centres is None or not len(self.centres):
             return None
         edges = self.edges().astype(np.int64)
-        weights = self.group[schema.WEIGHTS][:] if self.weighted else None
-        return cluster_edges(self.centres, edges[:, 0], edges[:, 1], weights, self.n_vertices)
+        return cluster_edges(self.centres, edges[:, 0], edges[:, 1], self.edge_weights(), self.n_vertices)
 
     @functools.cached_property
     def copy_sets(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -420,6 +419,10 @@ class Graph:
     def edges(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Decoded (src, dst) rows: for users and tests; kernels never take this path."""
         return self._array(schema.ADJ)[start:stop]
+
+    def edge_weights(self) -> np.ndarray | None:
+        """Every edge's weight, in the order of ``edges()``; None for an unweighted store."""
+        return self._array(schema.WEIGHTS)[:] if self.weighted else None
 
     def vertex(self, original_id: int) -> int:
         """The store's index of a vertex given by the id the input used."""

@@ -205,7 +205,7 @@ class Graph:
     def weights(self, attr: str) -> np.ndarray:
         """The weights under ``attr`` in store order (float32 as stored; int 1 where an edge lacks it)."""
         if attr == self.weight and self.store.weighted:
-            return self.store.group["weights"][:]
+            return self.store.edge_weights()
         if attr == self.weight or attr not in self.attributes:
             return np.ones(self.store.n_edges, np.int64)
         if self.edge_data is None:
