@@ -7,9 +7,9 @@ closest far vertex plus ``delta``, and far vertices within it become the frontie
 float64 sums of the edges' float32 weights along a path, each relaxation computing ``dist[v] + w``
 the same way, so every backend and every relaxation order reach the same fixpoint as Dijkstra in
 float64 (scipy's). On a latency store (Graffix) each iteration's relaxation goes on inside the
-clusters it reached (``Run.rounds``): more relaxations, the same fixpoint. Parents, when asked for, are set once the distances are final: each reached
-vertex's smallest in-neighbour ``v`` with ``dist[v] + w == dist[u]`` (so they too are the same on
-every backend).
+clusters it reached (``Run.rounds``): more relaxations, the same fixpoint. Parents, when asked
+for, are set once the distances are final: each reached vertex's smallest in-neighbour ``v`` with
+``dist[v] + w == dist[u]`` (so they too are the same on every backend).
 """
 
 from __future__ import annotations

@@ -189,8 +189,7 @@ def recode(
 
     Rows come out of the old store already sorted, so nothing is sorted again; ``indptr``,
     ``perm`` (a layered store's ``layers``, a coalesced store's ``copies``, a latency store's
-    ``centres``), the reverse graph and
-    the build facts carry over.
+    ``centres``), the reverse graph and the build facts carry over.
     """
     old = source if isinstance(source, Graph) else open_graph(source)
     format = format or old.format
