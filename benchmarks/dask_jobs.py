@@ -2,7 +2,7 @@
 LocalCluster of N worker processes, against the same tasks run one after another in this process
 divided by N (issue 17's target: the job within 1.3x of that).
 
-    python benchmarks/dask_jobs.py [--scale 20] [--stores 4] [--sources 32] [--workers 2] [--repeat 3]
+    python benchmarks/dask_jobs.py [--scale 20] [--stores 4] [--sources 32] [--workers 2] [--repeat 3] [--out DIR]
 
 Each worker gets cores / N Numba threads, and so does this process for the serial run, so that the
 ratio measures what running N tasks at once through Dask costs rather than a different share of
@@ -54,6 +54,7 @@ def main() -> None:
     p.add_argument("--sources", type=int, default=32, help="in all, spread evenly over the stores")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--out", default=str(RESULTS_DIR), help="results directory (default: benchmarks/results)")
     args = p.parse_args()
     threads = max(1, (os.cpu_count() or 1) // args.workers)
     os.environ["NUMBA_NUM_THREADS"] = str(threads)  # before numba is imported, here and in every worker
@@ -61,7 +62,7 @@ def main() -> None:
     import dask
     import numpy as np
     from distributed import Client, LocalCluster, get_task_stream, wait
-    from harness import machine_info, print_table, write_results
+    from harness import RESULTS_DIR, machine_info, print_table, write_results
 
     import graphtier as gt
 
@@ -154,7 +155,7 @@ def main() -> None:
         "load_average_at_end": os.getloadavg(),
     }
     meta = {"command": " ".join(sys.argv), "summary": summary, "machine": machine_info()}
-    json_path, md_path = write_results(f"dask_jobs-kron{args.scale}-{args.workers}workers", table, meta)
+    json_path, md_path = write_results(f"dask_jobs-kron{args.scale}-{args.workers}workers", table, meta, out_dir=args.out)
     print_table(table)
     print(summary)
     print(f"\nwrote {json_path} and {md_path}")
