@@ -1,4 +1,4 @@
-"""The ``graphtier`` command line: generate, convert, advise, recode, approximate, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc and demo.
+"""The ``graphtier`` command line: generate, convert, advise, recode, approximate, info, verify, bfs, sssp, pagerank, cc, scc, mst, mis, color, bc, plot and demo.
 
 Exit codes: 0 success, 2 bad arguments (a memory budget above what the machine has too), 3 bad
 input data, 4 a store that is missing, exists already, is corrupt or was replaced while being
