@@ -8,7 +8,7 @@ first ``graphtier bfs STORE --source 100000 --json`` fills the kernel caches (Nu
 where they were empty) and is reported apart; then ``--repeat`` more, each a new process, their
 median wall time reported with the BFS's own ``seconds`` (from ``--json``) and a fresh process's
 ``import graphtier.cli`` alone. One more call runs under cProfile, written beside the results
-(``-profile-<format>.txt``, by cumulative time), to say where the rest went.
+(``cli_cost-profile-<device>-<format>.txt``, by cumulative time), to say where the rest went.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
             }
         )
         print(rows[-1], file=sys.stderr, flush=True)
-        profiled(store, args.device, Path(args.out) / f"cli_cost-profile-{fmt}.txt")
+        profiled(store, args.device, Path(args.out) / f"cli_cost-profile-{args.device}-{fmt}.txt")
     meta = {"command": " ".join(sys.argv), "source": SOURCE, "repeat": args.repeat, "machine": machine_info()}
     publish("cli_cost", rows, meta, args.out)
 
