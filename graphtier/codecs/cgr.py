@@ -65,6 +65,8 @@ U32_MAX = np.uint64(0xFFFFFFFF)
 # The decoder allocates nothing, so it is compiled without reference counting (``_nrt=False``):
 # otherwise every inlined read would increment and decrement the arena's reference count
 # atomically, a quarter of the decode time on one core and contention across threads.
+# Readers of a few lines are inlined in Numba's IR; larger ones are called (LLVM may still inline
+# them): inlined in the IR at every call site they made the first compile far longer, no faster.
 _reader = njit(cache=True, _nrt=False)
 _inline_reader = njit(cache=True, inline="always", _nrt=False)
 
@@ -473,7 +475,7 @@ def _segments_fit(nsm1, seg, avail):
     return avail > 0 and (nsm1 == 0 or (nsm1 < np.uint64(avail) and nsm1 * np.uint64(seg) < np.uint64(avail)))
 
 
-@_inline_reader
+@_reader
 def _skip_intervals(words, base, end, iseg, p, buf, nb):
     """Read past the interval area, bounds checked only: (kind, p, buf, nb, g, stored).
 
@@ -605,7 +607,7 @@ def _intervals(words, base, start, end, src, min_itv, iseg, id_max, out, n, r, e
     return m, p
 
 
-@_inline_reader
+@_reader
 def _residual_area(words, base, end, seg, cap, p, buf, nb):
     """Read the residual area's header and segment counts (at most ``cap`` residuals).
 
@@ -670,7 +672,7 @@ def _residual_run(words, base, lim, p, buf, nb, count, k, prev, inc, id_max, out
     return p, buf, nb, prev
 
 
-@_inline_reader
+@_reader
 def decode_sublist(words, base, start, end, src, k, min_itv, seg, iseg, dup, id_max, out, n):
     """Decode one sub-list of exactly ``n`` ids into ``out[0:n]``, ascending.
 
@@ -793,7 +795,7 @@ def _bit_offset(words, anchors, anchor_words, fields, w, i):
     return anchor + _field(words, fields, i, w)
 
 
-@_inline_reader
+@_reader
 def sublist_bits(words, ib, n_local, i):
     """(start, end) bits, in the payload, of local source i's sub-list.
 
