@@ -8,6 +8,8 @@ Graph500 tree, every byte counted must be a byte moved, and no budget may be exc
 
 from __future__ import annotations
 
+import hashlib
+import multiprocessing
 import shutil
 from dataclasses import dataclass
 
@@ -736,3 +738,25 @@ def test_a_device_that_cannot_give_the_arena_gets_a_smaller_one(sym, moved, monk
     monkeypatch.setattr(memory.CpuMemory, "allocate_device", lambda self, nbytes: nbytes == 0)
     with pytest.raises(gt.OutOfMemoryError, match="one chunk slot"):
         gt.bfs(fresh(sym).g, sym.source, device="cpu", device_memory=D, host_memory=H, zero_copy="never")
+
+
+def _arena_in_child(location: str, out) -> None:
+    out.put(hashlib.sha256(gt.open(location).resident().arena).hexdigest())
+
+
+def test_a_forked_child_checks_chunks_with_threads_of_its_own(tmp_path):
+    """The threads that check and place chunks are per process: a child forked after its parent used
+    them loads a graph too (handed to the parent's threads, which fork does not copy, the work would
+    wait forever)."""
+    g = gt.build(gt.generators.kronecker(10, seed=1), tmp_path / "g.gt", symmetrize=True, chunk_edges=1 << 12, progress=False)
+    expected = hashlib.sha256(g.resident().arena).hexdigest()
+    fork = multiprocessing.get_context("fork")
+    out = fork.Queue()
+    child = fork.Process(target=_arena_in_child, args=(g.location, out))
+    child.start()
+    child.join(30)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+    assert not hung and child.exitcode == 0
+    assert out.get(timeout=5) == expected

@@ -6,10 +6,7 @@ and its ids against the vertex count. Kernels then index without bounds checks.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +14,7 @@ import numpy as np
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..errors import CorruptChunkError
 from .budget import allocating
-from .storage import CRC_BYTES, ChunkStore, WeightStore
+from .storage import CRC_BYTES, ChunkStore, WeightStore, core_threads
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
 # payload and its edges' weights start (byte offsets into the memory the kernel reads; on the GPU,
@@ -183,7 +180,7 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
     Chunks are checked and copied by a thread each at a time (the decoders let go of the GIL); a
     damaged store names its first damaged chunk."""
     blobs = store.read(range(store.n_chunks))
-    headers = list(_threads().map(lambda c: validated(store, codec, c, blobs[c], indptr, n_vertices, chunk_edges, id_dtype)[0], range(len(blobs))))
+    headers = list(core_threads("resident").map(lambda c: validated(store, codec, c, blobs[c], indptr, n_vertices, chunk_edges, id_dtype)[0], range(len(blobs))))
     table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
     offset = 0
     for c, (blob, h) in enumerate(zip(blobs, headers)):
@@ -199,7 +196,7 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
         arena[start : start + len(blob)] = blob
         arena[start + len(blob) : ends[c]] = 0
 
-    list(_threads().map(place, range(len(blobs))))
+    list(core_threads("resident").map(place, range(len(blobs))))
     if weights is not None:
         values, nbytes = weights.read(range(store.n_chunks))
 
@@ -207,12 +204,6 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
             w = validated_weights(weights, c, values[c], int(table[c, CHUNK_EDGES]))
             arena[table[c, WEIGHTS_START] : table[c, WEIGHTS_START] + w.nbytes] = w.view(np.uint8)
 
-        list(_threads().map(place_weights, range(len(values))))
+        list(core_threads("resident").map(place_weights, range(len(values))))
         read += nbytes
     return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1})
-
-
-@functools.cache
-def _threads() -> ThreadPoolExecutor:
-    """The threads that check and place a whole graph's chunks, one per core."""
-    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="graphtier-resident")

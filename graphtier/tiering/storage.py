@@ -62,7 +62,7 @@ class ChunkStore:
         """As ``read``, but a chunk that cannot be read gives its error in its place, so that a
         check of every chunk goes on past the first bad one."""
         raw = self._results([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
-        return list(_checksums().map(self._checked, chunk_ids, raw))
+        return list(core_threads("crc").map(self._checked, chunk_ids, raw))  # google_crc32c lets go of the GIL
 
     def _checked(self, c: int, b) -> np.ndarray | CorruptChunkError | StoreError:
         """Chunk ``c``'s bytes, checksum checked and stripped, or the error in their place."""
@@ -200,11 +200,15 @@ def read_vector(array: zarr.Array, location: str | None = None) -> np.ndarray:
         return np.concatenate([decoded_chunk(chunks, c) for c in range(chunks.n_chunks)])
 
 
+def core_threads(purpose: str) -> ThreadPoolExecutor:
+    """A thread per core for ``purpose``, kept for the process: a forked child gets a pool of its
+    own, since its parent's threads did not come with it (work handed to them would wait forever)."""
+    return _core_threads(purpose, os.getpid())
+
+
 @functools.cache
-def _checksums() -> ThreadPoolExecutor:
-    """The threads that check chunks' checksums, one per core (google_crc32c lets go of the GIL): a
-    whole graph's, read at once, took a core 0.18 s a GB."""
-    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="graphtier-crc")
+def _core_threads(purpose: str, pid: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix=f"graphtier-{purpose}")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
