@@ -35,10 +35,14 @@ PROFILE = "import cProfile, sys; from graphtier import cli; cProfile.run('cli.ma
 CLI = [sys.executable, "-m", "graphtier.cli"]
 
 
+def bfs_args(store: Path, device: str) -> list[str]:
+    return ["bfs", str(store), "--source", str(SOURCE), "--device", device, "--json"]
+
+
 def call(store: Path, device: str) -> tuple[float, float]:
     """(wall seconds of a fresh ``graphtier bfs`` process, the BFS's own seconds)."""
     t = time.perf_counter()
-    done = subprocess.run([*CLI, "bfs", str(store), "--source", str(SOURCE), "--device", device, "--json"], capture_output=True, text=True, check=True)
+    done = subprocess.run([*CLI, *bfs_args(store, device)], capture_output=True, text=True, check=True)
     return time.perf_counter() - t, json.loads(done.stdout)["seconds"]
 
 
@@ -46,7 +50,7 @@ def profiled(store: Path, device: str, out: Path) -> None:
     import pstats
 
     stats = out.with_suffix(".prof")
-    subprocess.run([sys.executable, "-c", PROFILE, str(stats), "bfs", str(store), "--source", str(SOURCE), "--device", device, "--json"], capture_output=True, check=True)
+    subprocess.run([sys.executable, "-c", PROFILE, str(stats), *bfs_args(store, device)], capture_output=True, check=True)
     with out.open("w") as f:
         pstats.Stats(str(stats), stream=f).sort_stats("cumulative").print_stats(60)
     stats.unlink()

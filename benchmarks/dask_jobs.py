@@ -33,7 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from harness import RESULTS_DIR
+from harness import RESULTS_DIR, machine_info, print_table, write_results
 
 # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536, which turns glibc's adaptive mmap
 # threshold off: every array a query allocates is then fresh pages from the kernel. Both are timed.
@@ -64,7 +64,6 @@ def main() -> None:
     import dask
     import numpy as np
     from distributed import Client, LocalCluster, get_task_stream, wait
-    from harness import machine_info, print_table, write_results
 
     import graphtier as gt
 
