@@ -256,7 +256,7 @@ class Parts:
         try:
             for rank, device in enumerate(devices):
                 mine, theirs = context.Pipe()
-                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids, self.outbox)
+                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids, self.outbox, time.time())
                 p = context.Process(target=_part, args=(plan, graph.location, theirs), name=f"graphtier-part-{rank}", daemon=True)
                 with _bare_main():
                     p.start()
@@ -352,21 +352,26 @@ def _part(plan: tuple, location: str, pipe) -> None:
     sending back (result, its statistics) from the first part and the statistics alone from the
     others; a failure is sent and ends the process (the others may wait in a collective)."""
     global current
-    rank, size, device, backend, vertices, memory, barrier, uids, outbox = plan
+    rank, size, device, backend, vertices, memory, barrier, uids, outbox, launched = plan
+    started = {"imported": time.time() - launched}  # where a first call's time went before it ran
     box = Outbox(outbox)
     try:
         if backend == "cuda":
             os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
         comm = _join(rank, size, backend, memory, barrier, uids)
+        started["joined"] = time.time() - launched
         current = Part(rank, size, vertices, comm)
         from .. import engine
 
         graph = engine.open(location)
+        started["opened"] = time.time() - launched
         while (call := pipe.recv()) is not None:
             function, args, options, config, offer = call
             start = time.perf_counter()
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
             result.stats["call_seconds"] = time.perf_counter() - start  # the run's loop and what surrounds it here
+            if started:
+                result.stats["start_seconds"], started = started, {}  # seconds from launch to each step
             box.send(pipe, ("ok", (result if rank == 0 else None, result.stats)), offer)
             del result  # its pinned host arrays back in CuPy's pool before the next call needs them
     except (EOFError, OSError) as e:  # the caller went away, or this part could not start

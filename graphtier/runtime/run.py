@@ -115,6 +115,7 @@ class Run:
         self.weighted = {name: e.weights for name, e in wanted.items()}  # a weighted graph may serve an unweighted request
         self.iterations: list[dict] = []
         self._calls: list[tuple[int, str]] = []  # (iteration, edges) of every operator that read edges
+        self._merges: list[tuple[int, object, object]] = []  # (iteration, start, end) of every merge across the parts
 
     # --- memory -----------------------------------------------------------------------------
 
@@ -219,14 +220,16 @@ class Run:
         its own vertices)."""
         if self.part is None:
             return
+        start = self.ops.clock()
         writes = tuple((args[i], op) for i, op in functor.combine)
         if output is not None and queued and functor.combine_queued:
             self.ops.union(output, self.sources[edges], self.part.comm, writes)
-            return
-        for a, op in writes:
-            self.part.comm.allreduce(a, op)
-        if output is not None:
-            self.ops.union(output, self.sources[edges], self.part.comm)
+        else:
+            for a, op in writes:
+                self.part.comm.allreduce(a, op)
+            if output is not None:
+                self.ops.union(output, self.sources[edges], self.part.comm)
+        self._merges.append((max(len(self.iterations) - 1, 0), start, self.ops.clock()))
 
     def _read(self, edges: str) -> tuple:
         """(the graph, whether with weights) that an operator reads, noted for the statistics of the
@@ -343,6 +346,10 @@ class Run:
         for it in tiered:  # on tiered iterations compute is what the transfers left
             target = self.iterations[it]
             target["compute_seconds"] = max(0.0, target["seconds"] - target["transfer_seconds"])
+        for it, began, ended in self._merges:  # a run split over devices: its iterations' merges
+            if it < len(self.iterations):
+                record = self.iterations[it]
+                record["merge_seconds"] = record.get("merge_seconds", 0.0) + self.ops.seconds([began, ended])[0]
         if self.clusters is not None:  # what the latency rounds did in each iteration
             counts = self.ops.to_host(self.clusters.counts)
             for i, it in enumerate(self.iterations):
