@@ -8,10 +8,13 @@
 ``--budget`` for BFS, ``--pagerank-budget`` for PageRank, whose state is 48 bytes a vertex), BFS
 from ``--sources`` sources and PageRank. Each call starts a process per GPU that reads its part
 from the store (the page cache, after the first), so one GPU runs as ``devices=(0,)``: the same
-path, a process and a cold host tier. Each count runs ``first``, which starts the processes and
+path, a process and a cold host tier (a part of one merges nothing: its run is the one a call in
+the caller's process makes). Each count runs ``first``, which starts the processes and
 fills their tiers from the store, then ``--again`` calls that find them kept and warm (the median
 reported; the results of the others let go, as a caller's would be). ``gpu_ms`` is the slowest
-part's CUDA-event time, ``wall_ms`` what the caller waited. Every result is checked against one
+part's CUDA-event time (``part_merge_ms`` of it merging across the parts), ``wall_ms`` what the
+caller waited (``part_start_s``: a first call's seconds from launching its parts until each had
+imported graphtier, joined the others and opened the store). Every result is checked against one
 GPU's (the same call): BFS distances equal, PageRank bit for bit; speedups against it too.
 
 ``dask``: BFS from ``--sources`` sources of each of ``--stores`` Kronecker stores (csr) and
@@ -99,6 +102,8 @@ def _row(name: str, source, gpus: int, r, wall: float) -> dict:
         "zero_copy_mb": round(r.stats["bytes_zero_copy"] / 1e6, 1),
         "part_gpu_ms": [round(p["seconds"] * 1e3, 1) for p in parts],
         "part_call_ms": [round(p.get("call_seconds", 0) * 1e3, 1) for p in parts],  # the part's whole call; the rest of wall_ms is starting and returning
+        "part_merge_ms": [round(sum(i.get("merge_seconds", 0) for i in p["iterations"]) * 1e3, 1) for p in parts],  # of gpu_ms: the merges across the parts
+        "part_start_s": [{k: round(v, 2) for k, v in p["start_seconds"].items()} for p in parts if "start_seconds" in p],  # a first call: seconds from launch to imported, joined, opened
     }
 
 

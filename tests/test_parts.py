@@ -119,7 +119,7 @@ def test_large_results_come_back_through_a_slab_reused_once_let_go(tmp_path):
     caller maps for that result; once the result is let go the next one reuses the slab (no new
     pages), while a result still held keeps its own; without an offer (or room), the pipe."""
     mine, theirs = multiprocessing.Pipe()
-    box, inbox = parts.Outbox(str(tmp_path)), parts.Inbox()
+    box, inbox = parts.Outbox(str(tmp_path), pins=False), parts.Inbox()
 
     def sent(array, offer):
         sender = threading.Thread(target=box.send, args=(theirs, ("ok", (array, {"seconds": 1.0})), offer))
@@ -130,10 +130,11 @@ def test_large_results_come_back_through_a_slab_reused_once_let_go(tmp_path):
 
     ranks = np.random.default_rng(0).random(1 << 18)
     message = sent(ranks, None)
-    assert message[1] is None  # no offer: the bytes themselves
+    assert isinstance(message[1][0], bytearray)  # no offer: the bytes themselves
     first = sent(ranks, inbox.offer())
+    slab = first[1][0][0]
     status, (got, stats) = inbox.receive(first)
-    assert status == "ok" and stats == {"seconds": 1.0} and [p.name for p in tmp_path.iterdir()] == [Path(first[1][0]).name]
+    assert status == "ok" and stats == {"seconds": 1.0} and [p.name for p in tmp_path.iterdir()] == [Path(slab).name]
     np.testing.assert_array_equal(got, ranks)
     view = got[::2]
     del got
@@ -142,10 +143,58 @@ def test_large_results_come_back_through_a_slab_reused_once_let_go(tmp_path):
     np.testing.assert_array_equal(view, ranks[::2])
     del view
     again = sent(ranks + 2, inbox.offer())
-    assert again[1][0] == first[1][0]  # let go: reused
+    assert again[1][0][0] == slab  # let go: reused
     np.testing.assert_array_equal(inbox.receive(again)[1][0], ranks + 2)
     np.testing.assert_array_equal(held, ranks + 1)
     held[0] = -1.0  # the caller's to keep and change
+
+
+def test_every_part_writes_its_share_of_a_result_into_the_slab_offered(tmp_path):
+    """Once a slab is free, the next call's parts each map it and copy their share of each array
+    of the result there (the same places on every part); the first part's message then names
+    where its arrays lie, and nothing is copied again. Arrays the slab has no room for go as before."""
+    mine, theirs = multiprocessing.Pipe()
+    boxes, inbox = [parts.Outbox(str(tmp_path), pins=False) for _ in range(3)], parts.Inbox()
+    rng = np.random.default_rng(1)
+    dist, parent = rng.integers(0, 9, 1 << 18).astype(np.int32), rng.integers(-1, 1 << 18, 1 << 18)
+
+    def call(offer):
+        slabs = [box.slab(offer, rank, 3) for rank, box in enumerate(boxes)]
+        placed = [(s.place(dist, np.copyto), s.place(parent, np.copyto)) if s is not None else (dist, parent) for s in slabs]
+        sender = threading.Thread(target=boxes[0].send, args=(theirs, ("ok", (placed[0], {})), offer))
+        sender.start()
+        message = mine.recv()
+        sender.join()
+        return slabs[0], message, inbox.receive(message)[1][0]
+
+    slab, _, first = call(inbox.offer())  # no slab yet: the first part copies the result into a new one
+    assert slab is None and len(list(tmp_path.iterdir())) == 1
+    del first
+    slab, message, (d, p) = call(inbox.offer())
+    assert slab is not None and all(e[0] == slab.path for e in message[1])  # where every array lies: nothing copied
+    assert len(list(tmp_path.iterdir())) == 1
+    np.testing.assert_array_equal(d, dist)
+    np.testing.assert_array_equal(p, parent)
+    assert slab.place(np.zeros(len(slab.view)), np.copyto) is None  # no room left: the caller copies it
+
+
+def test_a_result_written_by_every_part_equals_one_copied_by_the_first(tmp_path):
+    """A result of over a million bytes: the first call's comes back copied by the first part into
+    a new slab; the next calls' parts each write their share of it into that slab."""
+    g = gt.build(gt.generators.urand(17, edge_factor=2, seed=5), tmp_path / "u.gt", symmetrize=True, format="ef", progress=False)
+    source = int(np.argmax(np.diff(g.indptr())))
+    first = gt.bfs(g, source, device="cpu", devices=2)
+    assert first.distances.nbytes + first.parents.nbytes >= parts.OUTBOX_BYTES
+    dist, parent = np.array(first.distances), np.array(first.parents)
+    np.testing.assert_array_equal(dist, gt.bfs(g, source, device="cpu").distances)
+    del first  # its slab free for the next call
+    for _ in range(2):
+        again = gt.bfs(g, source, device="cpu", devices=2)
+        np.testing.assert_array_equal(again.distances, dist)
+        np.testing.assert_array_equal(again.parents, parent)
+        assert len(list(Path(parts._kept.outbox).iterdir())) == 1  # the parts wrote into the one slab
+        del again
+    parts.close()
 
 
 def _kill_a_part(me: psutil.Process) -> None:
@@ -198,7 +247,7 @@ def test_free_slabs_beyond_two_are_removed_before_the_next_call(tmp_path):
     """Results held at once each take a slab; once let go, the caller keeps two free slabs for
     the next calls and removes the others (before an offer, never during a call)."""
     mine, theirs = multiprocessing.Pipe()
-    box, inbox = parts.Outbox(str(tmp_path)), parts.Inbox()
+    box, inbox = parts.Outbox(str(tmp_path), pins=False), parts.Inbox()
     held = []
     for i in range(4):
         sender = threading.Thread(target=box.send, args=(theirs, ("ok", (np.full(1 << 18, float(i)), {})), inbox.offer()))

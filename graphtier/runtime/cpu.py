@@ -162,5 +162,9 @@ class CpuOperators:
         return [b - a for a, b in itertools.pairwise(marks)]
 
     @staticmethod
+    def copy_out(a, out: np.ndarray) -> None:
+        np.copyto(out, a)
+
+    @staticmethod
     def to_host(a) -> np.ndarray:
         return np.asarray(a)

@@ -223,6 +223,11 @@ class CudaOperators:
         return [self.cupy.cuda.get_elapsed_time(a, b) / 1e3 for a, b in itertools.pairwise(marks)]
 
     @staticmethod
+    def copy_out(a, out: np.ndarray) -> None:
+        """Into host memory the caller gave (pinned, for the copy engine's full speed)."""
+        a.get(out=out)
+
+    @staticmethod
     def to_host(a) -> np.ndarray:
         """Into pinned host memory (from CuPy's pool: a result let go serves the next), which the
         copy engine writes at full speed."""

@@ -268,8 +268,9 @@ class Parts:
             raise
 
     def call(self, function: Callable, args: tuple, options: dict, config: Config):
+        offer = self.inbox.offer()
         for rank, pipe in enumerate(self.pipes):
-            pipe.send((function, args, options, config, self.inbox.offer()) if rank == 0 else (function, args, options, Config.of(config, progress=False), None))
+            pipe.send((function, args, options, config if rank == 0 else Config.of(config, progress=False), offer))
         return _gather(self.pipes, self.processes, self.inbox)
 
     def close(self, wait: bool = True) -> None:
@@ -351,10 +352,10 @@ def _part(plan: tuple, location: str, pipe) -> None:
     """A part's process: join the others and open the graph, then run each call it receives,
     sending back (result, its statistics) from the first part and the statistics alone from the
     others; a failure is sent and ends the process (the others may wait in a collective)."""
-    global current
+    global current, outputs
     rank, size, device, backend, vertices, memory, barrier, uids, outbox, launched = plan
     started = {"imported": time.time() - launched}  # where a first call's time went before it ran
-    box = Outbox(outbox)
+    box = Outbox(outbox, pins=backend == "cuda")
     try:
         if backend == "cuda":
             os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
@@ -368,11 +369,13 @@ def _part(plan: tuple, location: str, pipe) -> None:
         while (call := pipe.recv()) is not None:
             function, args, options, config, offer = call
             start = time.perf_counter()
+            outputs = box.slab(offer, rank, size)
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
+            outputs = None
             result.stats["call_seconds"] = time.perf_counter() - start  # the run's loop and what surrounds it here
             if started:
                 result.stats["start_seconds"], started = started, {}  # seconds from launch to each step
-            box.send(pipe, ("ok", (result if rank == 0 else None, result.stats)), offer)
+            box.send(pipe, ("ok", (result if rank == 0 else None, result.stats)), offer if rank == 0 else None)
             del result  # its pinned host arrays back in CuPy's pool before the next call needs them
     except (EOFError, OSError) as e:  # the caller went away, or this part could not start
         if not isinstance(e, EOFError | ConnectionError):
@@ -386,62 +389,130 @@ def _part(plan: tuple, location: str, pipe) -> None:
             box.send(pipe, ("error", GraphtierError(f"part {rank}: {''.join(traceback.format_exception_only(e)).strip()}")))
 
 
-class Outbox:
-    """How the first part sends a result back: its arrays copied into a slab (a file in the set's
-    shared-memory directory that this part keeps mapped) that the caller maps in turn, the slab
-    reused by later calls once the caller has let that result go, so no call pays for fresh pages
-    on either side (a pipe moves about 1 GB/s, pickled and copied twice; a new file, 2 GB/s).
-    Arrays under a million bytes, or where no slab can be made, go through the pipe."""
+class Slab:
+    """The slab a call's result is laid out in, as each part sees it: ``place`` gives each array
+    of the result its place there (the same on every part: they make the same arrays in the same
+    order) and copies this part's share of its rows into it, straight from the device, so that
+    no part copies a whole result and nothing is copied again on the way to the caller."""
 
-    def __init__(self, directory: str):
-        self.directory = directory
+    def __init__(self, path: str, view: np.ndarray, rank: int, size: int):
+        self.path, self.view, self.rank, self.size, self.used = path, view, rank, size, 0
+
+    def place(self, values, copy_out: Callable) -> np.ndarray | None:
+        """``values`` in the slab (its share of rows copied by ``copy_out(rows, out)``), or None
+        where the slab has no room left for it."""
+        start = -(-self.used // 64) * 64
+        if start + values.nbytes > len(self.view):
+            return None
+        self.used = start + values.nbytes
+        out = self.view[start : self.used].view(values.dtype).reshape(values.shape)
+        n = len(values)
+        rows = slice(n * self.rank // self.size, n * (self.rank + 1) // self.size)
+        copy_out(values[rows], out[rows])
+        return out
+
+
+outputs: Slab | None = None  # set in a part's process, for the call it serves
+
+
+class Outbox:
+    """How the parts send a result back: through slabs (files in the set's shared-memory directory
+    that the parts and the caller map), reused by later calls once the caller has let a result go,
+    so no call pays for fresh pages on either side (a pipe moves about 1 GB/s, pickled and copied
+    twice; a new file, 2 GB/s). Where the caller offers a free slab, every part writes its share of
+    the result's arrays into it (``Slab``), from the GPU into pages it pinned once; else the first
+    part copies them into one. Arrays under a million bytes, or where no slab can be made, go
+    through the pipe."""
+
+    def __init__(self, directory: str, pins: bool):
+        self.directory, self.pins = directory, pins
         self.mapped: dict[str, np.ndarray] = {}  # slab path -> this part's view of it
         self.copier = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="graphtier-outbox")
 
+    def slab(self, offer: tuple[list, list], rank: int, size: int) -> Slab | None:
+        """The slab this call's result is laid out in: the largest that the caller offers free
+        (every part picks the same); slabs the caller removed let go."""
+        free, kept = offer
+        for path in set(self.mapped) - set(kept):
+            self._unmap(path)
+        for path, nbytes in sorted(free, key=lambda f: (-f[1], f[0]))[:1]:
+            view = self._map(path, nbytes)
+            return None if view is None else Slab(path, view, rank, size)
+        return None
+
     def send(self, pipe, message, offer: tuple[list, list] | None = None) -> None:
-        """``message`` pickled once, its arrays out of band; ``offer`` (the first part's): the
-        caller's free slabs (path, size) and every slab it still has."""
+        """``message`` pickled once, its arrays out of band: each as its place in a slab where it
+        lies in one already, else (with ``offer``, the first part's, when they come to a million
+        bytes) copied into a free or new slab, else its bytes."""
         buffers = []
         data = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
         raws = [b.raw() for b in buffers]
-        ends = np.cumsum([0, *(-(-r.nbytes // 64) * 64 for r in raws)])  # each array 64-byte aligned
-        if offer is not None and sum(r.nbytes for r in raws) >= OUTBOX_BYTES:
-            free, kept = offer
-            for path in set(self.mapped) - set(kept):  # slabs the caller removed
-                del self.mapped[path]
-            slab = self._slab(free, int(ends[-1]))
+        entries: list = [self._place_of(r) for r in raws]
+        loose = [i for i, e in enumerate(entries) if e is None]
+        ends = np.cumsum([0, *(-(-raws[i].nbytes // 64) * 64 for i in loose)])  # each array 64-byte aligned
+        if offer is not None and loose and ends[-1] >= OUTBOX_BYTES:
+            used = {e[0] for e in entries if e is not None}
+            slab = self._slab([f for f in offer[0] if f[0] not in used], int(ends[-1]))
             if slab is not None:
                 path, view = slab
-                pieces = [(view[a : a + r.nbytes], np.frombuffer(r, np.uint8)) for a, r in zip(ends, raws)]
-                list(self.copier.map(lambda p: np.copyto(*p), [(d[i : i + COPY_BYTES], s[i : i + COPY_BYTES]) for d, s in pieces for i in range(0, len(s), COPY_BYTES)]))
-                pipe.send((data, (path, len(view)), [(int(a), r.nbytes) for a, r in zip(ends, raws)]))
-                return
-        pipe.send((data, None, [bytearray(r) for r in raws]))  # writable, as arrays pickled whole would be
+                pieces = [(view[a : a + raws[i].nbytes], np.frombuffer(raws[i], np.uint8)) for a, i in zip(ends, loose)]
+                list(self.copier.map(lambda p: np.copyto(*p), [(d[k : k + COPY_BYTES], s[k : k + COPY_BYTES]) for d, s in pieces for k in range(0, len(s), COPY_BYTES)]))
+                for a, i in zip(ends, loose):
+                    entries[i] = (path, int(a), raws[i].nbytes)
+        pipe.send((data, [bytearray(r) if e is None else e for r, e in zip(raws, entries)]))  # writable, as arrays pickled whole would be
+
+    def _place_of(self, raw) -> tuple[str, int, int] | None:
+        """(slab, offset, length) of bytes that lie in a slab this part maps, else None."""
+        address = np.frombuffer(raw, np.uint8).ctypes.data if raw.nbytes else 0
+        for path, view in self.mapped.items():
+            offset = address - view.ctypes.data
+            if 0 <= offset and offset + raw.nbytes <= len(view) and raw.nbytes:
+                return path, offset, raw.nbytes
+        return None
 
     def _slab(self, free: list[tuple[str, int]], nbytes: int) -> tuple[str, np.ndarray] | None:
         """The smallest free slab that holds ``nbytes``, else a new one (None: no room for it)."""
         for path, size in sorted(free, key=lambda f: f[1]):
-            if size >= nbytes and path not in self.mapped:
-                with contextlib.suppress(OSError), open(path, "r+b") as f:
-                    self.mapped[path] = np.frombuffer(mmap.mmap(f.fileno(), size), np.uint8)
-            if size >= nbytes and path in self.mapped:
+            if size >= nbytes and self._map(path, size) is not None:
                 return path, self.mapped[path]
         path = os.path.join(self.directory, f"slab-{os.getpid()}-{uuid.uuid4().hex[:8]}")
         size = -(-nbytes // SLAB_ROUND) * SLAB_ROUND
         try:
             with open(path, "x+b") as f:
                 os.posix_fallocate(f.fileno(), 0, size)  # the room taken now: a full tmpfs fails here, not as SIGBUS on a write
-                self.mapped[path] = np.frombuffer(mmap.mmap(f.fileno(), size), np.uint8)
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(path)
             return None
-        return path, self.mapped[path]
+        return path, self._map(path, size)
+
+    def _map(self, path: str, size: int) -> np.ndarray | None:
+        """This part's view of a slab (None: gone), mapped the first time, and then pinned where
+        the part copies from a GPU (so its copies run at the link's speed)."""
+        if path not in self.mapped:
+            try:
+                with open(path, "r+b") as f:
+                    view = np.frombuffer(mmap.mmap(f.fileno(), size), np.uint8)
+            except OSError:
+                return None
+            if self.pins:
+                import cupy
+
+                cupy.cuda.runtime.hostRegister(view.ctypes.data, size, 0)
+            self.mapped[path] = view
+        return self.mapped[path]
+
+    def _unmap(self, path: str) -> None:
+        view = self.mapped.pop(path)
+        if self.pins:
+            import cupy
+
+            cupy.cuda.runtime.hostUnregister(view.ctypes.data)
 
 
 class Inbox:
-    """The caller's side of the parts' outboxes: each result that came through a slab maps it for
-    itself (its arrays keep that mapping alive), and the slab is free again once they are gone."""
+    """The caller's side of the parts' outboxes: each result that came through slabs maps them
+    for itself (its arrays keep those mappings alive), and a slab is free again once they are gone."""
 
     KEEP_FREE = 2
 
@@ -451,8 +522,8 @@ class Inbox:
         self.lock = threading.Lock()  # a result let go releases its slab in whichever thread drops it
 
     def offer(self) -> tuple[list, list]:
-        """The free slabs (path, size) and every slab still kept, for the first part's next result;
-        free slabs beyond ``KEEP_FREE`` removed first (never during a call: the part may be writing
+        """The free slabs (path, size) and every slab still kept, for the parts' next result;
+        free slabs beyond ``KEEP_FREE`` removed first (never during a call: a part may be writing
         into one offered)."""
         with self.lock:
             free = [p for p, n in self.users.items() if n == 0]
@@ -463,19 +534,23 @@ class Inbox:
             return [(p, self.sizes[p]) for p, n in self.users.items() if n == 0], list(self.users)
 
     def receive(self, sent: tuple):
-        """What ``Outbox.send`` sent: ``(pickle, None, the arrays' bytes)``, or ``(pickle, (slab,
-        its size), each array's (offset, length) in it)``."""
-        data, slab, buffers = sent
-        if slab is not None:
-            path, size = slab
-            with open(path, "r+b") as f:
-                view = memoryview(mmap.mmap(f.fileno(), size))
-            with self.lock:
-                self.users[path] = self.users.get(path, 0) + 1
-                self.sizes[path] = size
-            weakref.finalize(view.obj, self._release, path)
-            buffers = [view[a : a + n] for a, n in buffers]
-        return pickle.loads(data, buffers=buffers)
+        """What ``Outbox.send`` sent: ``(pickle, [each array's bytes, or (slab, offset, length)])``."""
+        data, entries = sent
+        views: dict[str, memoryview] = {}
+        for e in entries:
+            if isinstance(e, tuple) and e[0] not in views:
+                views[e[0]] = self._map(e[0])
+        return pickle.loads(data, buffers=[views[e[0]][e[1] : e[1] + e[2]] if isinstance(e, tuple) else e for e in entries])
+
+    def _map(self, path: str) -> memoryview:
+        with open(path, "r+b") as f:
+            size = os.fstat(f.fileno()).st_size
+            view = memoryview(mmap.mmap(f.fileno(), size))
+        with self.lock:
+            self.users[path] = self.users.get(path, 0) + 1
+            self.sizes[path] = size
+        weakref.finalize(view.obj, self._release, path)
+        return view
 
     def _release(self, path: str) -> None:
         with self.lock:

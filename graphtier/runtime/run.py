@@ -90,8 +90,8 @@ class Run:
         self.backend = config.backend()
         self.format = FORMATS[graph.format]
         self.n = graph.n_vertices
-        self.part = parts.current
-        if self.part is None and parts.device_ids(config) is not None:
+        self.part = parts.current if parts.current is not None and parts.current.size > 1 else None  # a part of one merges nothing
+        if parts.current is None and parts.device_ids(config) is not None:
             raise ValueError(f"{type(algorithm).__name__} does not run split over several devices yet (devices={config.devices!r})")
         if self.part is not None and graph.copies is not None:
             raise ValueError(f"{graph.location} is a coalesced store (Graffix): its replicas merge on one device, it does not run split over several")
@@ -246,15 +246,21 @@ class Run:
     def output(self, values, *, references: bool = False):
         """A per-vertex array of the run as a result: in the input's order of ids (``references``:
         vertices renamed as the input names them, -1 for none), on the host (from the GPU through
-        pinned memory), or left on the GPU as a CuPy array of its own (``Config.output="device"``)."""
-        g = self.graph
-        if self.config.output == "host":
+        pinned memory; in a part, each part's share of it into the slab the result goes back in),
+        or left on the GPU as a CuPy array of its own (``Config.output="device"``)."""
+        g, slab = self.graph, parts.outputs if self.config.output == "host" else None
+        if self.config.output == "host" and (slab is None or self.backend == "cpu"):
             values = g.to_original(self.ops.to_host(values))
-            return g.refs_to_original(values) if references else values
-        if g.perm is None:
+            values = g.refs_to_original(values) if references else values
+        elif g.perm is not None:
+            values = values[g.device_mapping("original_order")]
+            values = self.xp.where(values >= 0, g.device_mapping("references")[self.xp.maximum(values, 0)], -1) if references else values
+        elif self.config.output == "device":
             return values.copy()  # the state's buffer serves the next run
-        values = values[g.device_mapping("original_order")]
-        return self.xp.where(values >= 0, g.device_mapping("references")[self.xp.maximum(values, 0)], -1) if references else values
+        if slab is None:
+            return values
+        placed = slab.place(values, self.ops.copy_out)
+        return self.ops.to_host(values) if placed is None else placed
 
     def _queue(self, name: str) -> Queue:
         """A queue of the algorithm's own (room for every vertex, a zeroed count row), as operators
