@@ -170,23 +170,27 @@ def plan_device(
 ) -> DevicePlan:
     """The device region within ``left`` bytes for chunks of ``unit_bytes`` (their payloads
     starting at ``payload_starts``; ``reads_index``: the format's kernels read indexes): one
-    slot per chunk when all fit; else the sidecars that fit first (each spares reading a list per
-    vertex, worth more than any chunk's index), then the index arena (when chunks are read in place: every chunk's index when it fits, else those of
-    the first chunks that fit, -1 for the others), and equal slots of ``slot_bytes``. A ValueError
-    when not one slot fits (unless every chunk is read in place)."""
+    slot per chunk when all fit; else the index arena (when chunks are read in place: every
+    chunk's index when it fits, else after the sidecars those of the first chunks that fit, -1
+    for the others), the sidecars that fit, and equal slots of ``slot_bytes``. A ValueError when
+    not one slot fits (unless every chunk is read in place)."""
     starts = np.concatenate([[0], np.cumsum(unit_bytes)])
     if zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
         return DevicePlan(starts[:-1], True, None, int(starts[-1]))
     index, indexed = None, 0
     keep = 0 if zero_copy == "always" else slot_bytes  # room for a slot
+    spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
+    ends = np.cumsum(spans)
+    arena = zero_copy != "never" and reads_index
+    if arena and ends[-1] <= left - keep:
+        index, indexed = ends - spans, int(ends[-1])
+        left -= indexed
     kept = []
     for side in sidecars:
         if zero_copy != "never" and n_vertices <= side.unknown and sidecar_bytes(side, n_vertices) <= left - keep:
             kept.append(side)
             left -= sidecar_bytes(side, n_vertices)
-    spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
-    ends = np.cumsum(spans)
-    if zero_copy != "never" and reads_index:  # the index arena: every chunk's index, else the first ones'
+    if arena and index is None:  # not every index fits: those of the first chunks that do, after the sidecars
         fit = int(np.searchsorted(ends, left - keep, side="right"))
         if fit:
             index, indexed = np.where(np.arange(len(ends)) < fit, ends - spans, -1), int(ends[fit - 1])
