@@ -411,19 +411,21 @@ def test_parts_over_gpus_equal_one_gpu(weighted_graphs, name):
         np.testing.assert_array_equal(split.ranks, ranks.ranks)
 
 
-def test_a_result_every_gpu_writes_a_share_of_equals_one_gpu(tmp_path):
+@pytest.mark.parametrize("order", ["natural", "degree"])
+def test_a_result_every_gpu_writes_a_share_of_equals_one_gpu(tmp_path, order):
     """Results of over a million bytes: the parts' second and third calls copy their shares from
-    their GPUs into the slab the first call's result came back in (pinned by every part)."""
+    their GPUs into the slab the first call's result came back in (pinned by every part), in the
+    input's order of ids (a reordered store's mapped on the GPU first)."""
     import cupy
 
     devices = tuple(range(cupy.cuda.runtime.getDeviceCount()))
-    g = gt.build(gt.generators.kronecker(17, seed=2), tmp_path / "k.gt", symmetrize=True, format="ef", progress=False)
+    g = gt.build(gt.generators.kronecker(17, seed=2), tmp_path / "k.gt", symmetrize=True, format="ef", order=order, progress=False)
     source = int(np.argmax(np.diff(g.indptr())))
     one = gt.bfs(g, source, device="cuda")
     for _ in range(3):
         split = gt.bfs(g, source, device="cuda", devices=devices, device_memory=int(0.5 * g.resident_size()) + (8 << 20))
         np.testing.assert_array_equal(split.distances, one.distances)
-        gt.validate_bfs_tree(*g_csr(g), source, split.distances, split.parents)
+        gt.validate_bfs_tree(*input_csr(g), source, split.distances, split.parents)
         assert split.distances.nbytes + split.parents.nbytes >= 1 << 20
         del split
 

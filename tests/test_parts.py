@@ -178,10 +178,12 @@ def test_every_part_writes_its_share_of_a_result_into_the_slab_offered(tmp_path)
     assert slab.place(np.zeros(len(slab.view)), np.copyto) is None  # no room left: the caller copies it
 
 
-def test_a_result_written_by_every_part_equals_one_copied_by_the_first(tmp_path):
+@pytest.mark.parametrize("order", ["natural", "degree"])
+def test_a_result_written_by_every_part_equals_one_copied_by_the_first(tmp_path, order):
     """A result of over a million bytes: the first call's comes back copied by the first part into
-    a new slab; the next calls' parts each write their share of it into that slab."""
-    g = gt.build(gt.generators.urand(17, edge_factor=2, seed=5), tmp_path / "u.gt", symmetrize=True, format="ef", progress=False)
+    a new slab; the next calls' parts each write their share of it into that slab (in the input's
+    order of ids, where the store keeps another)."""
+    g = gt.build(gt.generators.urand(17, edge_factor=2, seed=5), tmp_path / "u.gt", symmetrize=True, format="ef", order=order, progress=False)
     source = int(np.argmax(np.diff(g.indptr())))
     first = gt.bfs(g, source, device="cpu", devices=2)
     assert first.distances.nbytes + first.parents.nbytes >= parts.OUTBOX_BYTES
