@@ -30,7 +30,7 @@ from .errors import DestinationError, StoreError, StoreExistsError
 SCHEMA_VERSION = 1
 ADJ, INDPTR, WEIGHTS, PERM, REVERSE, LAYERS, COPIES, CENTRES = "adj", "indptr", "weights", "perm", "reverse", "layers", "copies", "centres"
 BUILD_ID = "build_id"  # group attribute: a token unique to each build
-VECTOR_CHUNK = 1 << 22  # entries per chunk of indptr and perm
+VECTOR_CHUNK = 1 << 20  # entries per chunk of indptr and perm: 8 MB, decoded a chunk a thread
 # Zarr skips chunks that hold only the fill value and reads them back as such, so a lost chunk
 # would pass for zeros; stores hold every chunk of indptr, perm and weights, and a missing one is damage.
 EVERY_CHUNK = {"write_empty_chunks": True}

@@ -13,10 +13,10 @@ import zarr
 from .. import codecs as graph_codecs
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
-from ..kernels.cuda.runtime import DeviceGraph, Workspace
+from ..kernels.cuda.runtime import DeviceArena, DeviceGraph, Workspace
 from ..partition.graffix import Clusters, cluster_edges
 from ..tiering.budget import allocating
-from ..tiering.resident import ResidentGraph, indptr_problem, load_resident, resident_bytes
+from ..tiering.resident import HostArena, ResidentGraph, indptr_problem, load_resident, resident_bytes
 from ..tiering.scheduler import Scheduler, resident_fits
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
 
@@ -329,16 +329,23 @@ class Graph:
     def resident(self, reverse: bool = False, weights: bool = False) -> ResidentGraph:
         """Every encoded chunk in one validated host buffer (the whole graph must fit), each
         followed by its edges' weights with ``weights``."""
+        return self._kept("resident", reverse, weights, lambda: self._load_resident(reverse, weights, HostArena))
+
+    def _load_resident(self, reverse: bool, weights: bool, memory) -> ResidentGraph:
         ws = self.weight_store(reverse) if weights else None
-        return self._kept("resident", reverse, weights, lambda: load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws))
+        return load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws, memory)
 
     def on_device(self, reverse: bool = False, weights: bool = False) -> DeviceGraph:
-        """The resident graph copied to the GPU, unchanged (the whole graph must fit there)."""
-        return self._kept("device", reverse, weights, lambda: self._upload(self.resident(reverse, weights)))
+        """The resident graph on the GPU, unchanged (the whole graph must fit there): its chunks
+        copied there as they are checked, or from the host's resident graph where a query on the
+        CPU holds it already."""
+        return self._kept("device", reverse, weights, lambda: self._upload(reverse, weights))
 
-    def _upload(self, resident: ResidentGraph) -> DeviceGraph:
-        with allocating(f"the whole graph of {self.location} on the GPU", resident.nbytes, "GPU"):
-            return DeviceGraph.upload(resident)
+    def _upload(self, reverse: bool, weights: bool) -> DeviceGraph:
+        held = [self._loaded.get((("resident", w), reverse)) for w in ((True,) if weights else (True, False))]
+        resident = next((r for r in held if r is not None), None)
+        with allocating(f"the whole graph of {self.location} on the GPU", self.resident_size(reverse, weights), "GPU"):
+            return DeviceGraph.upload(resident if resident is not None else self._load_resident(reverse, weights, DeviceArena))
 
     def workspace(self) -> Workspace:
         """GPU arrays for the vertex state of algorithms on this graph, kept between runs."""

@@ -29,7 +29,7 @@ ABSENT = -1
 
 @dataclass
 class ResidentGraph:
-    arena: np.ndarray  # uint8, every chunk 8-byte aligned
+    arena: np.ndarray  # uint8, every chunk 8-byte aligned (a CuPy array where loaded for the GPU)
     table: np.ndarray  # int64 (n_chunks, TABLE_COLUMNS), byte offsets into ``arena``
     indptr: np.ndarray  # int64 (V + 1,)
     n_vertices: int
@@ -175,10 +175,29 @@ def resident_bytes(chunk_bytes: Sequence[int], chunk_edges: Sequence[int], n_ver
     return total
 
 
-def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None) -> ResidentGraph:
-    """Every chunk, validated, in one arena; each followed by its edges' weights with ``weights``.
-    Chunks are checked and copied by a thread each at a time (the decoders let go of the GIL); a
-    damaged store names its first damaged chunk."""
+class HostArena:
+    """Where ``load_resident`` places a graph's chunks: a host buffer (the CPU's resident graph)."""
+
+    where = "host"
+
+    @staticmethod
+    def empty(nbytes: int) -> np.ndarray:
+        return np.empty(nbytes, np.uint8)  # each byte written once: the chunks, then what pads them
+
+    @staticmethod
+    def put(arena, start: int, data: np.ndarray, end: int) -> None:
+        """``data`` (bytes) at ``start``, zeros after it up to ``end``."""
+        arena[start : start + len(data)] = data
+        arena[start + len(data) : end] = 0
+
+
+def load_resident(
+    store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None, memory=HostArena
+) -> ResidentGraph:
+    """Every chunk, validated, in one arena made by ``memory`` (``HostArena``, or the GPU's, which
+    spares a copy on the host); each followed by its edges' weights with ``weights``. Chunks are
+    checked and placed by a thread each at a time (the decoders let go of the GIL); a damaged store
+    names its first damaged chunk."""
     blobs = store.read(range(store.n_chunks))
     headers = list(core_threads("resident").map(lambda c: validated(store, codec, c, blobs[c], indptr, n_vertices, chunk_edges, id_dtype)[0], range(len(blobs))))
     table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
@@ -186,23 +205,18 @@ def load_resident(store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray,
     for c, (blob, h) in enumerate(zip(blobs, headers)):
         table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
         offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
-    with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, "host"):
-        arena = np.empty(offset, np.uint8)  # each byte written once: the chunks, then what pads them
+    with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, memory.where):
+        arena = memory.empty(offset)
     read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
     ends = [*table[1:, CHUNK_START], offset]
-
-    def place(c: int) -> None:
-        start, blob = table[c, CHUNK_START], blobs[c]
-        arena[start : start + len(blob)] = blob
-        arena[start + len(blob) : ends[c]] = 0
-
-    list(core_threads("resident").map(place, range(len(blobs))))
+    list(core_threads("resident").map(lambda c: memory.put(arena, int(table[c, CHUNK_START]), np.frombuffer(blobs[c], np.uint8), int(ends[c])), range(len(blobs))))
     if weights is not None:
         values, nbytes = weights.read(range(store.n_chunks))
 
         def place_weights(c: int) -> None:
-            w = validated_weights(weights, c, values[c], int(table[c, CHUNK_EDGES]))
-            arena[table[c, WEIGHTS_START] : table[c, WEIGHTS_START] + w.nbytes] = w.view(np.uint8)
+            w = validated_weights(weights, c, values[c], int(table[c, CHUNK_EDGES])).view(np.uint8)
+            start = int(table[c, WEIGHTS_START])
+            memory.put(arena, start, w, start + len(w))
 
         list(core_threads("resident").map(place_weights, range(len(values))))
         read += nbytes

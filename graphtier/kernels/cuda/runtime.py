@@ -45,6 +45,24 @@ def module(path: Path, names: tuple[str, ...]):
     return cupy.RawModule(code=source(path), options=("-std=c++17",), name_expressions=names)
 
 
+class DeviceArena:
+    """Where ``load_resident`` places a graph's chunks for the GPU: each validated chunk copied to
+    the device by the thread that placed it, while the others are still checked, with no buffer of
+    the whole graph on the host."""
+
+    where = "GPU"
+
+    @staticmethod
+    def empty(nbytes: int):
+        import cupy
+
+        return cupy.zeros(nbytes, np.uint8)  # what pads the chunks stays zero
+
+    @staticmethod
+    def put(arena, start: int, data: np.ndarray, end: int) -> None:
+        arena[start : start + len(data)].set(data)
+
+
 @dataclass
 class DeviceGraph:
     """A validated resident graph copied to the GPU unchanged, its table holding the addresses
