@@ -427,6 +427,7 @@ class Outbox:
     def __init__(self, directory: str, pins: bool):
         self.directory, self.pins = directory, pins
         self.mapped: dict[str, np.ndarray] = {}  # slab path -> this part's view of it
+        self.pinned: set[str] = set()  # the slabs this part pinned for its GPU's copies
         self.copier = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="graphtier-outbox")
 
     def slab(self, offer: tuple[list, list], rank: int, size: int) -> Slab | None:
@@ -488,7 +489,8 @@ class Outbox:
 
     def _map(self, path: str, size: int) -> np.ndarray | None:
         """This part's view of a slab (None: gone), mapped the first time, and then pinned where
-        the part copies from a GPU (so its copies run at the link's speed)."""
+        the part copies from a GPU (so its copies run at the link's speed; unpinned where CUDA
+        refuses, slower but the same bytes)."""
         if path not in self.mapped:
             try:
                 with open(path, "r+b") as f:
@@ -498,15 +500,20 @@ class Outbox:
             if self.pins:
                 import cupy
 
-                cupy.cuda.runtime.hostRegister(view.ctypes.data, size, 0)
+                try:
+                    cupy.cuda.runtime.hostRegister(view.ctypes.data, size, 0)
+                    self.pinned.add(path)
+                except cupy.cuda.runtime.CUDARuntimeError:  # a locked-memory limit, say
+                    pass
             self.mapped[path] = view
         return self.mapped[path]
 
     def _unmap(self, path: str) -> None:
         view = self.mapped.pop(path)
-        if self.pins:
+        if path in self.pinned:
             import cupy
 
+            self.pinned.discard(path)
             cupy.cuda.runtime.hostUnregister(view.ctypes.data)
 
 
