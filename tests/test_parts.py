@@ -199,6 +199,19 @@ def test_a_result_written_by_every_part_equals_one_copied_by_the_first(tmp_path,
     parts.close()
 
 
+def test_parts_that_laid_a_result_out_differently_fail_the_call():
+    """Were a part unable to write its share into the slab the others wrote theirs in, the result
+    would lack that share: the call fails instead."""
+
+    class Result:
+        stats: dict
+
+    stats = {"seconds": 1.0, "slab_bytes": 64}
+    assert parts._joined([(Result(), stats), (None, stats)]).stats["slab_bytes"] == 64
+    with pytest.raises(gt.GraphtierError, match="laid their result out differently"):
+        parts._joined([(Result(), stats), (None, stats | {"slab_bytes": 0})])
+
+
 def _kill_a_part(me: psutil.Process) -> None:
     """Kills the second spawned child (a part) once both run."""
     for _ in range(600):

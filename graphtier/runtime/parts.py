@@ -342,8 +342,18 @@ def _gather(pipes: list, processes: list, inbox: Inbox):
                     raise payload
                 results[rank] = payload
                 del waiting[rank]
+    return _joined([results[r] for r in range(len(pipes))])
+
+
+def _joined(results: list[tuple]):
+    """The first part's result with every part's statistics; refused where the parts did not lay
+    it out alike in the slab offered (each wrote a share of it there: one short of it, say a part
+    that could not map the slab, would leave a share unwritten)."""
     result, _ = results[0]
-    stats = [results[r][1] for r in range(len(pipes))]
+    stats = [s for _, s in results]
+    laid = [s.get("slab_bytes", 0) for s in stats]
+    if len(set(laid)) > 1:
+        raise GraphtierError(f"the parts laid their result out differently in the slab it comes back in (bytes each wrote there: {laid}); the parts were stopped")
     result.stats = {**stats[0], **{k: sum(s.get(k, 0) for s in stats) for k in COUNTERS}, "seconds": max(s["seconds"] for s in stats), "parts": stats}
     return result
 
@@ -371,6 +381,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
             start = time.perf_counter()
             outputs = box.slab(offer, rank, size)
             result = function(graph, *args, config=Config.of(config, device=backend), **options)
+            result.stats["slab_bytes"] = 0 if outputs is None else outputs.used  # what it laid out in the slab offered
             outputs = None
             result.stats["call_seconds"] = time.perf_counter() - start  # the run's loop and what surrounds it here
             if started:
