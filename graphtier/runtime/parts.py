@@ -246,7 +246,6 @@ class Parts:
     def __init__(self, key: tuple, graph, devices: list, backend: str):
         self.key = key
         size = len(devices)
-        bounds = split(graph, size)
         context = multiprocessing.get_context("spawn")  # a forked child would inherit CUDA's state
         self.memory = SharedMemory(create=True, size=size * SLOT_BYTES)
         self.outbox = str(temps.workspace("graphtier-parts", "/dev/shm" if os.access("/dev/shm", os.W_OK) else None))
@@ -256,13 +255,16 @@ class Parts:
         try:
             for rank, device in enumerate(devices):
                 mine, theirs = context.Pipe()
-                plan = (rank, size, device, backend, (bounds[rank], bounds[rank + 1]), self.memory.name, barrier, uids, self.outbox, time.time())
+                plan = (rank, size, device, backend, self.memory.name, barrier, uids, self.outbox, time.time())
                 p = context.Process(target=_part, args=(plan, graph.location, theirs), name=f"graphtier-part-{rank}", daemon=True)
                 with _bare_main():
                     p.start()
                 theirs.close()
                 self.pipes.append(mine)
                 self.processes.append(p)
+            bounds = split(graph, size)  # while the parts start (importing graphtier takes them seconds)
+            for rank, pipe in enumerate(self.pipes):
+                pipe.send((bounds[rank], bounds[rank + 1]))
         except BaseException:
             self.close(wait=False)
             raise
@@ -363,7 +365,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
     sending back (result, its statistics) from the first part and the statistics alone from the
     others; a failure is sent and ends the process (the others may wait in a collective)."""
     global current, outputs
-    rank, size, device, backend, vertices, memory, barrier, uids, outbox, launched = plan
+    rank, size, device, backend, memory, barrier, uids, outbox, launched = plan
     started = {"imported": time.time() - launched}  # where a first call's time went before it ran
     box = Outbox(outbox, pins=backend == "cuda")
     try:
@@ -371,7 +373,7 @@ def _part(plan: tuple, location: str, pipe) -> None:
             os.environ["CUDA_VISIBLE_DEVICES"] = device  # before CUDA starts in this process
         comm = _join(rank, size, backend, memory, barrier, uids)
         started["joined"] = time.time() - launched
-        current = Part(rank, size, vertices, comm)
+        current = Part(rank, size, pipe.recv(), comm)  # its vertices, sent once the caller had split the graph
         from .. import engine
 
         graph = engine.open(location)
