@@ -320,11 +320,20 @@ class Graph:
         """A loaded form of the graph (``what``: "resident" or "device"), with or without weights;
         a weighted one serves an unweighted request, and replaces an unweighted one (so the
         device does not hold both)."""
-        if not weights and ((what, True), reverse) in self._loaded:
-            return self._loaded[(what, True), reverse]
+        held = self._held(what, reverse, weights)
+        if held is not None:
+            return held
         if weights:
             self._loaded.pop(((what, False), reverse), None)
         return self._once((what, weights), reverse, load)
+
+    def _held(self, what: str, reverse: bool, weights: bool):
+        """The loaded form kept already that serves this request (a weighted one serves an
+        unweighted request too), or None."""
+        for w in (True,) if weights else (True, False):
+            if ((what, w), reverse) in self._loaded:
+                return self._loaded[(what, w), reverse]
+        return None
 
     def resident(self, reverse: bool = False, weights: bool = False) -> ResidentGraph:
         """Every encoded chunk in one validated host buffer (the whole graph must fit), each
@@ -342,8 +351,7 @@ class Graph:
         return self._kept("device", reverse, weights, lambda: self._upload(reverse, weights))
 
     def _upload(self, reverse: bool, weights: bool) -> DeviceGraph:
-        held = [self._loaded.get((("resident", w), reverse)) for w in ((True,) if weights else (True, False))]
-        resident = next((r for r in held if r is not None), None)
+        resident = self._held("resident", reverse, weights)
         with allocating(f"the whole graph of {self.location} on the GPU", self.resident_size(reverse, weights), "GPU"):
             return DeviceGraph.upload(resident if resident is not None else self._load_resident(reverse, weights, DeviceArena))
 
