@@ -449,10 +449,11 @@ class Outbox:
         free, kept = offer
         for path in set(self.mapped) - set(kept):
             self._unmap(path)
-        for path, nbytes in sorted(free, key=lambda f: (-f[1], f[0]))[:1]:
-            view = self._map(path, nbytes)
-            return None if view is None else Slab(path, view, rank, size)
-        return None
+        if not free:
+            return None
+        path, nbytes = min(free, key=lambda f: (-f[1], f[0]))
+        view = self._map(path, nbytes)
+        return None if view is None else Slab(path, view, rank, size)
 
     def send(self, pipe, message, offer: tuple[list, list] | None = None) -> None:
         """``message`` pickled once, its arrays out of band: each as its place in a slab where it
@@ -477,10 +478,12 @@ class Outbox:
 
     def _place_of(self, raw) -> tuple[str, int, int] | None:
         """(slab, offset, length) of bytes that lie in a slab this part maps, else None."""
-        address = np.frombuffer(raw, np.uint8).ctypes.data if raw.nbytes else 0
+        if not raw.nbytes:
+            return None
+        address = np.frombuffer(raw, np.uint8).ctypes.data
         for path, view in self.mapped.items():
             offset = address - view.ctypes.data
-            if 0 <= offset and offset + raw.nbytes <= len(view) and raw.nbytes:
+            if 0 <= offset and offset + raw.nbytes <= len(view):
                 return path, offset, raw.nbytes
         return None
 

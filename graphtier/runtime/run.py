@@ -198,7 +198,7 @@ class Run:
             raise ValueError(f"rounds queues each vertex once through the frontier's marks: {type(self.algorithm).__name__} must declare dedup")
         if rounds < 1:
             raise ValueError(f"rounds must be at least 1, got {rounds}")
-        counts = self.clusters.counter(max(len(self.iterations) - 1, 0))
+        counts = self.clusters.counter(self._under_way)
         self.ops.rounds(functor, args, self.clusters, self.sources[edges], self.weighted[edges], rounds, output or self.frontier.next, counts)
 
     def pull(self, functor: Pull, *args, edges: str = "in", input: Queue | str = ALL, output: Queue | None = None, sidecar: str | None = None) -> None:
@@ -229,12 +229,17 @@ class Run:
                 self.part.comm.allreduce(a, op)
             if output is not None:
                 self.ops.union(output, self.sources[edges], self.part.comm)
-        self._merges.append((max(len(self.iterations) - 1, 0), start, self.ops.clock()))
+        self._merges.append((self._under_way, start, self.ops.clock()))
+
+    @property
+    def _under_way(self) -> int:
+        """The iteration under way (the first, for work done in ``start``)."""
+        return max(len(self.iterations) - 1, 0)
 
     def _read(self, edges: str) -> tuple:
         """(the graph, whether with weights) that an operator reads, noted for the statistics of the
         iteration under way (or the first, for a read in ``start``)."""
-        self._calls.append((max(len(self.iterations) - 1, 0), edges))
+        self._calls.append((self._under_way, edges))
         return self.sources[edges], self.weighted[edges]
 
     def filter(self, functor: Filter, *args, input: Queue | str | None = None, output: Queue | None = None) -> None:
