@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Combine, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
 
@@ -75,9 +75,11 @@ def start(v, s):
     parent[v] = source if v == source else -1
 
 
-SETTLED = ((0, "max"), (1, "max"))  # split over devices: a vertex claimed by any part, one of the parents it got
-VISIT = Advance("Visit", visit, SETTLED, combine_queued=True)
-FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, SETTLED, combine_queued=True)
+# Split over devices: a vertex any part claimed takes the level; its parent, one of those it got,
+# is settled when the run ends (nothing reads parents, and a vertex is claimed at one level).
+PARENT = Combine(1, "max", at_end=True)
+VISIT = Advance("Visit", visit, (Combine(0, value=2), PARENT), combine_queued=True)
+FIND_PARENT = Pull("FindParent", unvisited, in_frontier, adopt, (Combine(0, value=3), PARENT), combine_queued=True)
 START = Compute("Start", start)
 COPY_LEVEL = Filter("CopyLevel", copy_level, per_vertex=True)
 

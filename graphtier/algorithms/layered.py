@@ -26,8 +26,8 @@ import numpy as np
 
 from ..kernels.limits import SPANS_EDGES
 from ..runtime import Run, Span, Spans
-from ..runtime.functors import Advance, cpu  # not the package's cpu: the CPU backend's module shadows it once loaded
-from .bfs import BFS, SETTLED, Direction
+from ..runtime.functors import Advance, Combine, cpu  # not the package's cpu: the CPU backend's module shadows it once loaded
+from .bfs import BFS, PARENT, Direction
 from .sssp import SSSP
 
 
@@ -144,7 +144,7 @@ def visit_next(v, u, e, w, s):
     return False
 
 
-VISIT_NEXT = Advance("VisitNext", visit_next, SETTLED, spans=True)
+VISIT_NEXT = Advance("VisitNext", visit_next, (Combine(0, "max"), PARENT), spans=True)
 
 
 class LayeredBFS(Layers, BFS):

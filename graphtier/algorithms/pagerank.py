@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GraphtierError
-from ..runtime import ALL, Algorithm, Compute, Config, Edges, Gather, Run, cpu, run
+from ..runtime import ALL, Algorithm, Combine, Compute, Config, Edges, Gather, Run, cpu, run
 from ..runtime.parts import spreads
 from ..runtime.results import PageRankResult
 
@@ -54,10 +54,10 @@ def keep(u, total, s):
     s[0][u] += total
 
 
-SUMS = ((1, "sum"),)  # split over devices: each vertex summed by one part, zeros elsewhere
+SUMS = (Combine(1, "sum"),)  # split over devices: each vertex summed by one part, zeros elsewhere
 SHARE = Gather("Share", everyone, share, add, SUMS)
 WEIGHTED_SHARE = Gather("WeightedShare", everyone, share, add, SUMS)  # the GPU reads each edge's weight
-OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep, ((0, "sum"),))
+OUT_WEIGHT = Gather("OutWeight", everyone, weight, keep, (Combine(0, "sum"),))
 
 
 @cpu

@@ -129,12 +129,14 @@ class CpuOperators:
         ids, n, every = self._set(input, edges=False)
         ops.compute_kernel(f.fn, n >= SERIAL_BELOW)(ids, n, every, args)
 
-    def union(self, output: Queue, source, comm, writes: tuple = ()) -> None:
+    def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's
-        own vertices of it (in order); ``writes`` as the GPU's."""
+        own vertices of it (in order); ``writes`` and ``marks`` as the GPU's."""
         bits = np.zeros(self.run.n, np.bool_)
         bits[output.ids[: int(output.row[0])]] = True
         comm.allreduce(bits, "or")
+        for a, value in marks:
+            a[bits] = value
         if writes:
             merge_at(np.flatnonzero(bits), writes, comm, self.run.n)
         v0, v1 = self.run.own

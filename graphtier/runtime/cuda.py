@@ -19,7 +19,7 @@ from .parts import merge_at
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and at most `size` neighbours, 32 by default; not tuned on a GPU)
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -184,14 +184,17 @@ class CudaOperators:
         self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
 
-    def union(self, output: Queue, source, comm, writes: tuple = ()) -> None:
+    def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's (a bitmap merged
         across the devices), this part's own vertices of it; ``writes`` (array, combine), written
-        by the operator at the vertices it queued alone, merged at the union's vertices."""
+        by the operator at the vertices it queued alone, merged at the union's vertices (their
+        count read back); ``marks`` (array, value): the union's vertices take the value."""
         bits = self.run.state["union_bits"]
         bits.fill(0)
         self._launch("queue_to_bitmap", output.ids, output.address, bits)
         comm.allreduce(bits, "or")
+        for a, value in marks:
+            self._launch("set_at_bitmap", bits, np.int64(len(bits)), a, np.int64(a.itemsize), np.uint64(np.asarray(value, a.dtype).view(f"u{a.itemsize}")))
         if writes:
             merge_at(self._union_ids(bits), writes, comm, self.run.n)
         self._kernel("set_range")((1,), (1,), (output.address, np.int64(0), np.int64(0)))

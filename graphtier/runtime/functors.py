@@ -23,7 +23,24 @@ def cpu(fn: Callable | None = None, **options):
     return njit(fn, _nrt=False, **options)
 
 
-COMBINE = ("sum", "max", "min")  # how the parts of a run split over devices merge what an operator wrote
+@dataclass(frozen=True)
+class Combine:
+    """How the parts of a run split over devices (runtime/parts.py) merge a state array that an
+    operator writes, its argument ``arg``: reduced by ``op`` ("sum", "max" or "min") after the
+    operator; or, with ``value``, set to the operator's argument ``value`` at every vertex the
+    parts queued (all it writes there, so the union of the queues says where and no values move);
+    or, ``at_end``, reduced by ``op`` once, after the last iteration: for an array no functor reads
+    and that each vertex has written in one iteration at most (the parts hold other values of it
+    in between)."""
+
+    arg: int
+    op: str = "max"
+    value: int | None = None
+    at_end: bool = False
+
+    def __post_init__(self):
+        if self.op not in ("sum", "max", "min"):
+            raise ValueError(f"a combine's op is 'sum', 'max' or 'min', got {self.op!r}")
 
 
 @dataclass(frozen=True)
@@ -42,13 +59,13 @@ class Functor:
 @dataclass(frozen=True)
 class Advance(Functor):
     """``fn(v, u, edge, weight, state) -> bool``: push through the edge (v, u); True queues u.
-    ``combine``: (argument index, one of COMBINE) for each state array it writes, which is how a
-    run split over devices (runtime/parts.py) merges the parts' writes; none: it runs on one.
-    ``combine_queued``: it writes those arrays only at the vertices it queues, so the merge moves
-    their values at the union of the parts' queues, not whole arrays."""
+    ``combine``: a ``Combine`` for each state array it writes, which is how a run split over
+    devices merges the parts' writes; none: it runs on one. ``combine_queued``: it writes those
+    arrays only at the vertices it queues, so the merge moves their values at the union of the
+    parts' queues, not whole arrays (and a ``Combine`` with a ``value`` needs it)."""
 
     fn: Callable
-    combine: tuple[tuple[int, str], ...] = ()
+    combine: tuple[Combine, ...] = ()
     combine_queued: bool = False
     spans: bool = False  # also pushes from several spans in one launch (``Spans``): it takes no per-span argument
     rounds: bool = False  # also iterates a latency store's clusters (``Run.rounds``)
@@ -67,7 +84,7 @@ class Pull(Functor):
     wanted: Callable  # (u, state) -> bool
     test: Callable
     adopt: Callable
-    combine: tuple[tuple[int, str], ...] = ()  # as Advance's
+    combine: tuple[Combine, ...] = ()  # as Advance's
     combine_queued: bool = False  # as Advance's
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
@@ -82,7 +99,7 @@ class Gather(Functor):
     wanted: Callable  # (u, state) -> bool
     gather: Callable
     apply: Callable
-    combine: tuple[tuple[int, str], ...] = ()  # as Advance's
+    combine: tuple[Combine, ...] = ()  # as Advance's
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return (f"gather_kernel<{decoder}, {self.cuda}>", f"gather_hubs_kernel<{decoder}, {self.cuda}>", f"gather_apply_kernel<{self.cuda}>")

@@ -116,6 +116,7 @@ class Run:
         self.iterations: list[dict] = []
         self._calls: list[tuple[int, str]] = []  # (iteration, edges) of every operator that read edges
         self._merges: list[tuple[int, object, object]] = []  # (iteration, start, end) of every merge across the parts
+        self._at_end: dict[int, tuple] = {}  # id -> (array, op) of those merged once the run ends
 
     # --- memory -----------------------------------------------------------------------------
 
@@ -221,15 +222,25 @@ class Run:
         if self.part is None:
             return
         start = self.ops.clock()
-        writes = tuple((args[i], op) for i, op in functor.combine)
+        now = [c for c in functor.combine if not c.at_end]
+        self._at_end |= {id(args[c.arg]): (args[c.arg], c.op) for c in functor.combine if c.at_end}
         if output is not None and queued and functor.combine_queued:
-            self.ops.union(output, self.sources[edges], self.part.comm, writes)
-        else:
-            for a, op in writes:
-                self.part.comm.allreduce(a, op)
+            writes = tuple((args[c.arg], c.op) for c in now if c.value is None)
+            marks = tuple((args[c.arg], args[c.value]) for c in now if c.value is not None)
+            self.ops.union(output, self.sources[edges], self.part.comm, writes, marks)
+        else:  # values set where the parts queued are reduced whole here: the union does not say where
+            for c in now:
+                self.part.comm.allreduce(args[c.arg], c.op)
             if output is not None:
                 self.ops.union(output, self.sources[edges], self.part.comm)
         self._merges.append((self._under_way, start, self.ops.clock()))
+
+    def _settle(self) -> None:
+        """A split run's arrays merged once it ends (``Combine.at_end``), as a merge of its last iteration."""
+        start = self.ops.clock()
+        for a, op in self._at_end.values():
+            self.part.comm.allreduce(a, op)
+        self._merges.append((len(self.iterations) - 1, start, self.ops.clock()))
 
     @property
     def _under_way(self) -> int:
@@ -285,6 +296,15 @@ class Run:
             return self.static
         return not self.part.comm.host_sum(np.array([int(not self.static)]))[0]
 
+    def _sizes(self) -> tuple[np.ndarray, bool | None]:
+        """The sizes of every iteration so far, each part's share of each frontier summed, and, in a
+        split run, whether every part is ``static`` for the next batch: one collective a batch."""
+        sizes = self.frontier.read()
+        if self.part is None:
+            return sizes, None
+        summed = self.part.comm.host_sum(np.append(sizes.reshape(-1), int(not self.static)))
+        return summed[:-1].reshape(sizes.shape), not summed[-1]
+
     @property
     def static(self) -> bool:
         """Whether every graph an algorithm reads is where the kernels read it, nothing to move,
@@ -299,10 +319,10 @@ class Run:
         clock = self.ops.clock()
         alg.start(self)
         self.sizes = fr.initial
-        ends = []
+        ends, static = [], None  # static: agreed by the parts with the last batch's sizes
         while True:
             batch = alg.batch(self)
-            if not alg.planned and not self._static():  # something moves between iterations, by a demand the host must read
+            if not alg.planned and not (self._static() if static is None else static):  # something moves between iterations, by a demand the host must read
                 batch = 1
             fr.reserve(batch)
             first = fr.it
@@ -311,7 +331,7 @@ class Run:
                 alg.step(self)
                 fr.step()
                 ends.append(self.ops.clock())
-            sizes = fr.read() if self.part is None else self.part.comm.host_sum(fr.read())  # every part's share of each frontier
+            sizes, static = self._sizes()
             if batch > 1 and not alg.planned and not sizes[first + 1 : first + batch + 1, 0].all():  # launched past an empty frontier: they did nothing
                 last = first + 1 + int(np.argmin(sizes[first + 1 : first + batch + 1, 0] > 0))
                 del self.iterations[last:], ends[last:]
@@ -323,6 +343,9 @@ class Run:
                 break
         if progress is not None:
             progress.close()
+        if self._at_end:
+            self._settle()
+            ends[-1] = self.ops.clock()  # the last iteration's time includes it
         if type(alg).finish is not Algorithm.finish:
             self.iterations.append({"phase": "finish"})
             alg.finish(self)

@@ -614,6 +614,19 @@ extern "C" __global__ void bitmap_to_ids(const u32* bits, i64 words, const i64* 
     }
 }
 
+// The vertices set in a bitmap take `value` (its low `itemsize` bytes) in `a`: a state array that
+// the union of a split run's queues decides (runtime/functors.py, Combine.value). A word a thread.
+extern "C" __global__ void set_at_bitmap(const u32* bits, i64 words, void* a, i64 itemsize, u64 value) {
+    for (i64 w = i64(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += i64(gridDim.x) * blockDim.x)
+        for (u32 b = bits[w]; b; b &= b - 1) {
+            const i64 v = w * 32 + __ffs(b) - 1;
+            if (itemsize == 8) static_cast<u64*>(a)[v] = value;
+            else if (itemsize == 4) static_cast<u32*>(a)[v] = u32(value);
+            else if (itemsize == 2) static_cast<unsigned short*>(a)[v] = static_cast<unsigned short>(value);
+            else static_cast<unsigned char*>(a)[v] = static_cast<unsigned char>(value);
+        }
+}
+
 // Explicit instantiations, so that nvcc checks every kernel of an algorithm for every decoder of
 // every format without a GPU; NVRTC (__CUDACC_RTC__) compiles only what runtime.py names. An
 // algorithm's .cu lists its functors by operator: INSTANTIATE(ADVANCE, Visit) and so on.
