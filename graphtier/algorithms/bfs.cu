@@ -59,6 +59,21 @@ struct Start {  // every vertex unvisited but the source, its own parent
     }
 };
 
+// The heads sidecar (bfs.py, best_connected): for each of `count` lists (`offsets` into `dst`, a
+// chunk's decoded sub-lists), the id with the longest list of its own, the first on a tie; an empty
+// list's is unknown (all ones). A list a thread: degrees are random reads of indptr, fast here.
+extern "C" __global__ void best_connected(const i64* offsets, const u32* dst, i64 count, const i64* indptr, u32* heads) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += i64(gridDim.x) * blockDim.x) {
+        i64 best = -1, longest = -1;
+        for (i64 j = offsets[i]; j < offsets[i + 1]; ++j) {
+            const u32 u = dst[j];
+            const i64 degree = indptr[u + 1] - indptr[u];
+            if (degree > longest) best = j, longest = degree;
+        }
+        heads[i] = best >= 0 ? dst[best] : ~0u;
+    }
+}
+
 INSTANTIATE(ADVANCE, Visit)
 INSTANTIATE(ADVANCE, VisitNext)
 INSTANTIATE(SPANS, VisitNext)

@@ -84,20 +84,16 @@ START = Compute("Start", start)
 COPY_LEVEL = Filter("CopyLevel", copy_level, per_vertex=True)
 
 
-def best_connected(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, chunk_edges: int) -> tuple[int, np.ndarray]:
-    """The heads of the lists that start in chunk ``c`` (lists that start in another chunk have
-    theirs there), from its decoded sub-lists: of the ids a list holds here, the one with the
-    longest list of its own, the first of those on a tie; an empty list's head is unknown."""
-    start = c * chunk_edges
-    v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + len(dst)))
-    v0 = max(v0, first_src)  # empty lists before the first source have no local index here
-    return v0, _heads(v0 - first_src, v1 - first_src, offsets, dst, indptr, HEADS.unknown)
+UNKNOWN_HEAD = np.iinfo(np.uint32).max
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def _heads(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, unknown: int) -> np.ndarray:
-    """A list per thread: the degrees it looks up are random reads over the whole indptr."""
-    ids = np.full(end - first, unknown, np.uint32)
+def best_connected(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """The heads of a chunk's lists ``first`` to ``end``, from their decoded sub-lists: of the ids
+    a list holds there, the one with the longest list of its own, the first of those on a tie; an
+    empty list's head is unknown. A list per thread: the degrees it looks up are random reads over
+    the whole indptr (on the GPU, ``best_connected`` in bfs.cu does the same where they are fast)."""
+    ids = np.full(end - first, UNKNOWN_HEAD, np.uint32)
     for i in prange(end - first):
         best, longest = -1, -1
         for j in range(offsets[first + i], offsets[first + i + 1]):
@@ -110,7 +106,7 @@ def _heads(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, indptr: n
     return ids
 
 
-HEADS = Sidecar("heads", np.uint32, best_connected)
+HEADS = Sidecar("heads", np.uint32, best_connected, cuda=(Path(__file__).with_suffix(".cu"), "best_connected"))
 
 
 class Direction:

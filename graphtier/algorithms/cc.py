@@ -104,18 +104,14 @@ def compress(v, s):
     s[0][v] = find(s[0], v)
 
 
-def first_ids(c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray, chunk_edges: int) -> tuple[int, np.ndarray]:
-    """The sidecar's values for the lists that start in chunk ``c``: their first two ids (what the
-    sampling hooks), the first in the low half, ``NONE`` for a list with fewer here."""
-    start = c * chunk_edges
-    v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + len(dst)))
-    v0 = max(v0, first_src)  # empty lists before the first source have no local index here
-    local = np.arange(v0, v1) - first_src
-    firsts, ends = offsets[local], offsets[local + 1]
+def first_ids(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """The sidecar's values for a chunk's lists ``first`` to ``end``: their first two ids there
+    (what the sampling hooks), the first in the low half, ``NONE`` for a list with fewer here."""
+    firsts, ends = offsets[first:end], offsets[first + 1 : end + 1]
     ids = np.append(dst.astype(np.uint64), [NONE, NONE])
-    first = np.where(ends > firsts, ids[firsts], NONE)
-    second = np.where(ends > firsts + 1, ids[firsts + 1], NONE)
-    return v0, first | (second << np.uint64(32))
+    one = np.where(ends > firsts, ids[firsts], NONE)
+    two = np.where(ends > firsts + 1, ids[firsts + 1], NONE)
+    return one | (two << np.uint64(32))
 
 
 SAMPLES = Sidecar("samples", np.uint64, first_ids)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -106,17 +107,29 @@ def fixed_bytes(n_vertices: int, n_chunks: int) -> int:
 class Sidecar:
     """A value per vertex that an algorithm derives from each chunk's decoded lists the first time
     the chunk is validated, kept on the device beside the slots so that a kernel can consult it
-    before reading a list in place. ``derive(c, first_src, offsets, dst, indptr, chunk_edges)``
-    returns ``(v0, values)``: the values of vertices v0, v0 + 1, ...; a vertex whose chunk has
-    not been validated reads as the dtype's largest value (``unknown``)."""
+    before reading a list in place. ``derive(first, end, offsets, dst, indptr)`` returns the values
+    of the chunk's lists ``first`` to ``end`` (indexes into ``offsets``); ``cuda``, where that
+    takes the host long, names a kernel (source, name) that derives the same on the GPU from
+    those lists copied there, ``(offsets, dst, count, indptr, out)`` with ``count + 1`` offsets
+    into ``dst``. A vertex whose chunk has not been validated reads as the dtype's largest value
+    (``unknown``)."""
 
     name: str
     dtype: type
     derive: Callable
+    cuda: tuple[Path, str] | None = None
 
     @property
     def unknown(self) -> int:
         return int(np.iinfo(self.dtype).max)
+
+
+def lists_starting(c: int, first_src: int, n_edges: int, indptr: np.ndarray, chunk_edges: int) -> tuple[int, int]:
+    """The vertices whose lists start in chunk ``c`` (a list that starts in another chunk takes its
+    sidecar value there), as local indexes of the chunk's offsets, from its first source's."""
+    start = c * chunk_edges
+    v0, v1 = (int(np.searchsorted(indptr, x)) for x in (start, start + n_edges))
+    return max(v0, first_src) - first_src, v1 - first_src  # empty lists before the first source have no local index here
 
 
 @dataclass(frozen=True)
@@ -170,27 +183,24 @@ def plan_device(
 ) -> DevicePlan:
     """The device region within ``left`` bytes for chunks of ``unit_bytes`` (their payloads
     starting at ``payload_starts``; ``reads_index``: the format's kernels read indexes): one
-    slot per chunk when all fit; else the index arena (when chunks are read in place: every
-    chunk's index when it fits, else after the sidecars those of the first chunks that fit, -1
-    for the others), the sidecars that fit, and equal slots of ``slot_bytes``. A ValueError when
-    not one slot fits (unless every chunk is read in place)."""
+    slot per chunk when all fit; else the sidecars that fit first (each spares reading a list per
+    vertex, worth more than any chunk's index), then the index arena (when chunks are read in
+    place: every chunk's index when it fits, else those of the first chunks that fit, -1 for the
+    others), and equal slots of ``slot_bytes``. A ValueError when not one slot fits (unless every
+    chunk is read in place)."""
     starts = np.concatenate([[0], np.cumsum(unit_bytes)])
     if zero_copy != "always" and starts[-1] <= left:  # every chunk at a place of its own
         return DevicePlan(starts[:-1], True, None, int(starts[-1]))
     index, indexed = None, 0
     keep = 0 if zero_copy == "always" else slot_bytes  # room for a slot
-    spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
-    ends = np.cumsum(spans)
-    arena = zero_copy != "never" and reads_index
-    if arena and ends[-1] <= left - keep:
-        index, indexed = ends - spans, int(ends[-1])
-        left -= indexed
     kept = []
     for side in sidecars:
         if zero_copy != "never" and n_vertices <= side.unknown and sidecar_bytes(side, n_vertices) <= left - keep:
             kept.append(side)
             left -= sidecar_bytes(side, n_vertices)
-    if arena and index is None:  # not every index fits: those of the first chunks that do, after the sidecars
+    spans = payload_starts + INDEX_SLACK  # header, index and slack, 8-aligned
+    ends = np.cumsum(spans)
+    if zero_copy != "never" and reads_index:  # the index arena: every chunk's index, else the first ones'
         fit = int(np.searchsorted(ends, left - keep, side="right"))
         if fit:
             index, indexed = np.where(np.arange(len(ends)) < fit, ends - spans, -1), int(ends[fit - 1])
@@ -567,7 +577,7 @@ class Scheduler:
                 self._hold(c, chunks, blob, None if w is None else validated_weights(self.weight_store, c, w, h.n_edges))
                 it["bytes_store_read"] += len(blob) + CRC_BYTES
                 if not self.derived[c]:
-                    derived += [(side, side.derive(c, h.first_src, offsets, dst, self.host_indptr, self.chunk_edges)) for side in self.sidecars]
+                    derived += self._derive(it, c, h.first_src, offsets, dst)
                     self.derived[c] = True
         except GraphtierError:  # a chunk missing, damaged or not as indptr says: a replaced store explains it
             self.store.check_unchanged()
@@ -590,6 +600,21 @@ class Scheduler:
         except BaseException:
             self.host.drop(c)
             raise
+
+    def _derive(self, it: dict, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> list:
+        """Chunk ``c``'s sidecar values: those derived on the host, ``[(sidecar, (v0, values))]``
+        for ``_load_indexes`` to copy; on the GPU, derived there from its lists copied over."""
+        first, end = lists_starting(c, first_src, len(dst), self.host_indptr, self.chunk_edges)
+        on_host = []
+        for side in self.sidecars:
+            at = self.plan.sidecars[side.name] + (first_src + first) * np.dtype(side.dtype).itemsize
+            if side.cuda is not None and self.memory.kind == "cuda":
+                moved = self.memory.derive(side.cuda, offsets[first : end + 1], dst, self.indptr, at)
+                it["bytes_host_to_device"] += moved
+                it["bytes_index_to_device"] += moved
+            else:
+                on_host.append((side, (first_src + first, side.derive(first, end, offsets, dst, self.host_indptr))))
+        return on_host
 
     def _load_indexes(self, it: dict, host: dict[int, int], derived: list) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
