@@ -59,19 +59,40 @@ struct Start {  // every vertex unvisited but the source, its own parent
     }
 };
 
-// The heads sidecar (bfs.py, best_connected): for each of `count` lists (`offsets` into `dst`, a
-// chunk's decoded sub-lists), the id with the longest list of its own, the first on a tie; an empty
-// list's is unknown (all ones). A list a thread: degrees are random reads of indptr, fast here.
-extern "C" __global__ void best_connected(const i64* offsets, const u32* dst, i64 count, const i64* indptr, u32* heads) {
-    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += i64(gridDim.x) * blockDim.x) {
-        i64 best = -1, longest = -1;
-        for (i64 j = offsets[i]; j < offsets[i + 1]; ++j) {
+// The heads sidecar (bfs.py, heads_on_gpu) of `count` lists (`offsets` into `dst`, a chunk's decoded
+// sub-lists), in two launches. An edge a thread: each bids its id's degree and its place, so the
+// longest list wins, the first on a tie (a warp whose edges share one list bids once: a hub's list
+// fills whole chunks); then each list takes its winner's id (all ones for an empty list).
+extern "C" __global__ void head_bids(const i64* offsets, const u32* dst, i64 count, const i64* indptr, u64* bids) {
+    const i64 edges = offsets[count];
+    for (i64 base = i64(blockIdx.x) * blockDim.x; base < edges; base += i64(gridDim.x) * blockDim.x) {  // uniform in a block
+        const i64 j = base + threadIdx.x;
+        i64 list = -1;
+        u64 bid = 0;
+        if (j < edges) {
+            i64 lo = 0, hi = count;  // offsets[lo] <= j < offsets[hi]
+            while (hi - lo > 1) {
+                const i64 mid = (lo + hi) / 2;
+                if (offsets[mid] <= j) lo = mid;
+                else hi = mid;
+            }
             const u32 u = dst[j];
-            const i64 degree = indptr[u + 1] - indptr[u];
-            if (degree > longest) best = j, longest = degree;
+            list = lo;
+            bid = (min(u64(indptr[u + 1] - indptr[u]), 0xffffffffull) << 32) | (0xffffffffull - u64(j));
         }
-        heads[i] = best >= 0 ? dst[best] : ~0u;
+        const i64 first = __shfl_sync(0xffffffffu, list, 0);
+        if (__all_sync(0xffffffffu, list == first || list < 0)) {
+            for (int offset = 16; offset; offset >>= 1) bid = max(bid, __shfl_down_sync(0xffffffffu, bid, offset));
+            if (lane_id() == 0 && first >= 0) atomicMax(bids + first, bid);
+        } else if (list >= 0) {
+            atomicMax(bids + list, bid);
+        }
     }
+}
+
+extern "C" __global__ void head_ids(const u64* bids, const u32* dst, i64 count, u32* heads) {
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += i64(gridDim.x) * blockDim.x)
+        heads[i] = bids[i] ? dst[0xffffffffull - (bids[i] & 0xffffffffull)] : ~0u;
 }
 
 INSTANTIATE(ADVANCE, Visit)

@@ -92,7 +92,7 @@ def best_connected(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, i
     """The heads of a chunk's lists ``first`` to ``end``, from their decoded sub-lists: of the ids
     a list holds there, the one with the longest list of its own, the first of those on a tie; an
     empty list's head is unknown. A list per thread: the degrees it looks up are random reads over
-    the whole indptr (on the GPU, ``best_connected`` in bfs.cu does the same where they are fast)."""
+    the whole indptr (``heads_on_gpu`` does the same where they are fast)."""
     ids = np.full(end - first, UNKNOWN_HEAD, np.uint32)
     for i in prange(end - first):
         best, longest = -1, -1
@@ -106,7 +106,21 @@ def best_connected(first: int, end: int, offsets: np.ndarray, dst: np.ndarray, i
     return ids
 
 
-HEADS = Sidecar("heads", np.uint32, best_connected, cuda=(Path(__file__).with_suffix(".cu"), "best_connected"))
+def heads_on_gpu(offsets, dst, indptr, out: int) -> None:
+    """``best_connected`` of a chunk's lists copied to the GPU (CuPy arrays), into the device
+    address ``out``: an edge a thread bids for its list (``head_bids`` in bfs.cu)."""
+    import cupy
+
+    from ..kernels.cuda.runtime import module
+
+    kernels = module(Path(__file__).with_suffix(".cu"), ("head_bids", "head_ids"))
+    count = np.int64(len(offsets) - 1)
+    bids = cupy.zeros(int(count), cupy.uint64)
+    kernels.get_function("head_bids")((max(1, min(-(-len(dst) // 256), 1 << 16)),), (256,), (offsets, dst, count, indptr, bids))
+    kernels.get_function("head_ids")((max(1, min(-(-int(count) // 256), 1 << 16)),), (256,), (bids, dst, count, np.uint64(out)))
+
+
+HEADS = Sidecar("heads", np.uint32, best_connected, cuda=heads_on_gpu)
 
 
 class Direction:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -224,17 +225,13 @@ class CudaMemory:
     def seconds(self, start, end) -> float:
         return self.cupy.cuda.get_elapsed_time(start, end) / 1e3
 
-    def derive(self, kernel: tuple, offsets: np.ndarray, dst: np.ndarray, indptr, at: int) -> int:
-        """A sidecar's values for the lists ``offsets`` delimits in ``dst``, derived by ``kernel``
-        (``Sidecar.cuda``) on the compute stream into the device region at offset ``at``; the
-        bytes copied to the device for it."""
-        from ..kernels.cuda.runtime import module
-
-        source, name = kernel
+    def derive(self, derive: Callable, offsets: np.ndarray, dst: np.ndarray, indptr, at: int) -> int:
+        """A sidecar's values for the lists ``offsets`` delimits in ``dst``, derived on the GPU
+        (``Sidecar.cuda``, on the compute stream) from those lists copied there, into the device
+        region at offset ``at``; the bytes copied for it."""
         lists = self.cupy.asarray(offsets - offsets[0], dtype=self.cupy.int64)
         ids = self.cupy.asarray(dst[int(offsets[0]) : int(offsets[-1])])
-        count = len(offsets) - 1
-        module(source, (name,)).get_function(name)((max(1, -(-count // 256)),), (256,), (lists, ids, np.int64(count), indptr, np.uint64(self.device_base + at)))
+        derive(lists, ids, indptr, self.device_base + at)
         return lists.nbytes + ids.nbytes
 
     def array(self, a: np.ndarray):

@@ -45,7 +45,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -109,15 +108,15 @@ class Sidecar:
     the chunk is validated, kept on the device beside the slots so that a kernel can consult it
     before reading a list in place. ``derive(first, end, offsets, dst, indptr)`` returns the values
     of the chunk's lists ``first`` to ``end`` (indexes into ``offsets``); ``cuda``, where that
-    takes the host long, names a kernel (source, name) that derives the same on the GPU from
-    those lists copied there, ``(offsets, dst, count, indptr, out)`` with ``count + 1`` offsets
-    into ``dst``. A vertex whose chunk has not been validated reads as the dtype's largest value
-    (``unknown``)."""
+    takes the host long, derives the same on the GPU from those lists copied there,
+    ``cuda(offsets, dst, indptr, out)``: CuPy arrays (``offsets`` into ``dst``, ``indptr`` the
+    graph's) and the device address of the first list's value. A vertex whose chunk has not been
+    validated reads as the dtype's largest value (``unknown``)."""
 
     name: str
     dtype: type
     derive: Callable
-    cuda: tuple[Path, str] | None = None
+    cuda: Callable | None = None
 
     @property
     def unknown(self) -> int:
