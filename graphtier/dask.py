@@ -34,23 +34,15 @@ try:
 except ImportError as e:  # pragma: no cover (the dask extra is part of the test extra)
     raise ImportError("graphtier.dask needs dask's distributed scheduler and dataframes: pip install 'graphtier[dask]'") from e
 
-from . import engine, temps
+import graphtier as gt
+
+from . import temps
 from .runtime import Config
 from .runtime.parts import gpu_names
 from .store import is_url
 
-ALGORITHMS = (
-    "bfs",
-    "sssp",
-    "pagerank",
-    "connected_components",
-    "strongly_connected_components",
-    "minimum_spanning_tree",
-    "maximal_independent_set",
-    "greedy_color",
-    "betweenness_centrality",
-)
-_NAMES = {getattr(engine, name): name for name in ALGORITHMS}  # graphtier's own functions travel by name
+ALGORITHMS = tuple(gt.ALGORITHMS)  # graphtier's own, by name
+_NAMES = {getattr(gt, name): name for name in ALGORITHMS}  # graphtier's own functions travel by name
 
 Stores = str | os.PathLike | Sequence[str | os.PathLike]
 
@@ -61,7 +53,7 @@ def run_batch(algorithm: str | Callable[..., Any], store: str, sources: Sequence
     ``source`` column, in one frame. Progress bars are off: Dask reports progress. Plain Python,
     so it also runs without Dask (the benchmark's serial baseline does)."""
     function = _function(algorithm)
-    graph = engine.open(store)
+    graph = gt.open(store)
     config = Config.of(config, progress=False)
     if sources is None:
         frames, columns = [function(graph, config=config, **(params or {})).to_pandas()], {}
@@ -226,7 +218,7 @@ def _function(algorithm: str | Callable[..., Any]) -> Callable[..., Any]:
         return algorithm
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; graphtier's are {', '.join(ALGORITHMS)}, or pass a function")
-    return getattr(engine, algorithm)
+    return getattr(gt, algorithm)
 
 
 def _label(function: Callable[..., Any]) -> str:

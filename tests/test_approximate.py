@@ -21,7 +21,8 @@ from graphtier.algorithms.sssp import SSSP
 from graphtier.errors import CorruptChunkError
 from graphtier.kernels.formats import FORMATS
 from graphtier.partition.graffix import coalesce_layout, divergence_edges, latency_edges
-from graphtier.runtime import Advance, Algorithm, Config, Run, cpu
+from graphtier.runtime import Advance, Algorithm, Config, Run
+from graphtier.runtime.functors import cpu
 
 
 def test_divergence_tops_up_the_vertices_a_little_short():

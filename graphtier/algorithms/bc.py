@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Filter, Gather, Run, cpu, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Filter, Gather, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import BetweennessResult
 
 FORWARD, BACKWARD = "forward", "backward"

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Combine, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Combine, Compute, Config, Edges, Filter, Pull, Run, Sidecar, run
+from ..runtime.functors import cpu
 from ..runtime.parts import spreads
 from ..runtime.results import BFSResult
 

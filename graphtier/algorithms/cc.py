@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, Sidecar, cpu, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, Sidecar, run
+from ..runtime.functors import cpu
 from ..runtime.results import ComponentsResult
 
 SAMPLE = 2  # edges per vertex hooked before the largest component is known (Afforest's neighbor rounds)

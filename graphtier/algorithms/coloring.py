@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
 from .mis import undirected_lists
 from .priority import PRIORITY, priorities, seed_key

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..kernels.limits import SPANS_EDGES
 from ..runtime import Run, Span, Spans
-from ..runtime.functors import Advance, Combine, cpu  # not the package's cpu: the CPU backend's module shadows it once loaded
+from ..runtime.functors import Advance, Combine, cpu
 from .bfs import BFS, PARENT, Direction
 from .sssp import SSSP
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import IndependentSetResult
 from .priority import PRIORITY, priorities, seed_key
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, cpu, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import MSTResult
 from .cc import compress, find, init
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GraphtierError
-from ..runtime import ALL, Algorithm, Combine, Compute, Config, Edges, Gather, Run, cpu, run
+from ..runtime import ALL, Algorithm, Combine, Compute, Config, Edges, Gather, Run, run
+from ..runtime.functors import cpu
 from ..runtime.parts import spreads
 from ..runtime.results import PageRankResult
 

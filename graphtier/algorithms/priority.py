@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime import Compute, Run, cpu
+from ..runtime import Compute, Run
+from ..runtime.functors import cpu
 
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment: the key of seed s is mix(s + GOLDEN)
 _MASK = (1 << 64) - 1

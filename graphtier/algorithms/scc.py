@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import ComponentsResult
 from .cc import connected_components, numbered
 

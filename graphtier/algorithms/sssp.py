@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, cpu, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime.functors import cpu
 from ..runtime.results import SSSPResult
 
 NO_PARENT = np.iinfo(np.int64).max  # before the parent pass: larger than any vertex

@@ -17,8 +17,9 @@ from collections.abc import Callable, Hashable, Iterator
 import networkx as nx
 import numpy as np
 
-from .. import engine
-from ..algorithms import ConvergenceError
+import graphtier as gt
+
+from ..algorithms.pagerank import ConvergenceError
 from ..runtime import Config
 from .graph import Graph, WeightFacts, adjacency_sorted, option, weight_facts
 
@@ -83,7 +84,7 @@ def _labels(G: Graph, vertices: np.ndarray) -> list:
 
 def _distances(G: Graph, vertex: int) -> np.ndarray:
     """BFS levels from ``vertex`` (-1 where unreachable)."""
-    return engine.bfs(G.store, vertex, config=config()).distances.astype(np.int64)
+    return gt.bfs(G.store, vertex, config=config()).distances.astype(np.int64)
 
 
 def _groups(G: Graph, labels: np.ndarray) -> Iterator[set]:
@@ -232,7 +233,7 @@ def _weighted_lengths(G: Graph, v: int, cutoff, weight) -> dict:
     """networkx's Dijkstra and Bellman-Ford lengths: the source at int 0, then sums of the weights,
     ints where every weight is one (networkx adds the attributes' own values)."""
     store, weighted = G.stored(weight)
-    dist = engine.sssp(store, v, weight=weighted, predecessors=False, config=config()).distances
+    dist = gt.sssp(store, v, weight=weighted, predecessors=False, config=config()).distances
     keep = np.isfinite(dist) & (dist <= (INF if cutoff is None else cutoff))
     keep[v] = True
     lengths = _lengths(G, dist, keep, weight is None or G.weight_facts(weight).integers)
@@ -281,7 +282,7 @@ def pagerank(G: Graph, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-
         raise nx.PowerIterationFailedConvergence(max_iter)
     store, weighted = G.stored(weight, reverse=True)
     try:
-        ranks = engine.pagerank(store, alpha=alpha, tol=tol, max_iter=max_iter, personalization=p, weight=True if weighted else None, config=config()).ranks
+        ranks = gt.pagerank(store, alpha=alpha, tol=tol, max_iter=max_iter, personalization=p, weight=True if weighted else None, config=config()).ranks
     except ConvergenceError:
         raise nx.PowerIterationFailedConvergence(max_iter) from None
     return dict(zip(G.nodes, ranks.tolist()))
@@ -293,19 +294,19 @@ def pagerank(G: Graph, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-
 @implements()
 def connected_components(G: Graph) -> Iterator[set]:
     """In networkx's order: by each component's first node."""
-    yield from _groups(G, engine.connected_components(G.store, config=config()).labels)
+    yield from _groups(G, gt.connected_components(G.store, config=config()).labels)
 
 
 @implements()
 def number_connected_components(G: Graph) -> int:
-    return engine.connected_components(G.store, config=config()).n_components
+    return gt.connected_components(G.store, config=config()).n_components
 
 
 @implements()
 def is_connected(G: Graph) -> bool:
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    return engine.connected_components(G.store, config=config()).n_components == 1
+    return gt.connected_components(G.store, config=config()).n_components == 1
 
 
 @implements()
@@ -339,7 +340,7 @@ def sinks_first(labels: np.ndarray, n_components: int, src: np.ndarray, dst: np.
 @implements()
 def strongly_connected_components(G: Graph) -> Iterator[set]:
     """In a reverse topological order, as networkx's (which of them may differ)."""
-    result = engine.strongly_connected_components(G.with_reverse(), config=config())
+    result = gt.strongly_connected_components(G.with_reverse(), config=config())
     rank = np.empty(result.n_components, np.int64)
     rank[sinks_first(result.labels, result.n_components, *G.edge_arrays())] = np.arange(result.n_components)
     yield from _groups(G, rank[result.labels])
@@ -347,14 +348,14 @@ def strongly_connected_components(G: Graph) -> Iterator[set]:
 
 @implements()
 def number_strongly_connected_components(G: Graph) -> int:
-    return engine.strongly_connected_components(G.with_reverse(), config=config()).n_components
+    return gt.strongly_connected_components(G.with_reverse(), config=config()).n_components
 
 
 @implements()
 def is_strongly_connected(G: Graph) -> bool:
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    return engine.strongly_connected_components(G.with_reverse(), config=config()).n_components == 1
+    return gt.strongly_connected_components(G.with_reverse(), config=config()).n_components == 1
 
 
 # Betweenness centrality.
@@ -372,7 +373,7 @@ def _betweenness_check(G, k=None, normalized=True, weight=None, endpoints=False,
 def betweenness_centrality(G: Graph, k=None, normalized=True, weight=None, endpoints=False, seed=None) -> dict:
     """Sources sampled as networkx samples them (``seed.sample`` over the nodes in order)."""
     sources = None if k is None else seed.sample(range(len(G)), k)
-    result = engine.betweenness_centrality(G.store, normalized=normalized, endpoints=endpoints, sources=sources, config=config())
+    result = gt.betweenness_centrality(G.store, normalized=normalized, endpoints=endpoints, sources=sources, config=config())
     return dict(zip(G.nodes, result.centrality.tolist()))
 
 
@@ -414,7 +415,7 @@ def _tree_check(G, weight="weight", algorithm="kruskal", ignore_nan=False) -> st
 def _forest(G: Graph, weight, data: bool) -> Iterator[tuple]:
     """The forest's edges in Kruskal's order, each as ``G.edges()`` names it (earlier node first)."""
     store, weighted = G.stored(weight)
-    forest = engine.minimum_spanning_tree(store, weight=weighted, config=config())
+    forest = gt.minimum_spanning_tree(store, weight=weighted, config=config())
     order = np.lexsort((forest.destinations, forest.sources, forest.weights))
     u, v = forest.sources[order], forest.destinations[order]
     nodes = G.nodes
@@ -463,7 +464,7 @@ def greedy_color(G: Graph, strategy="largest_first", interchange=False) -> dict:
     colors = np.zeros(len(G), np.int64)
     if G.store.n_edges:
         store, rows = G.by_priority()
-        colors[rows] = engine.greedy_color(store, seed=0, config=config()).colors
+        colors[rows] = gt.greedy_color(store, seed=0, config=config()).colors
     return dict(zip(_labels(G, order), colors[order].tolist()))
 
 
@@ -478,5 +479,5 @@ def _mis_check(G, nodes=None, seed=None) -> str | None:
 @implements(_mis_check)
 def maximal_independent_set(G: Graph, nodes=None, seed=None) -> list:
     """graphtier's set for a seed drawn from ``seed``: maximal and independent, not networkx's set."""
-    result = engine.maximal_independent_set(G.store, seed=int(seed.random() * (1 << 53)), config=config())
+    result = gt.maximal_independent_set(G.store, seed=int(seed.random() * (1 << 53)), config=config())
     return _labels(G, np.flatnonzero(result.in_set))

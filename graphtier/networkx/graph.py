@@ -22,9 +22,10 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+import graphtier as gt
 from _graphtier_networkx import get_info
 
-from .. import engine, temps
+from .. import temps
 from ..algorithms.priority import GOLDEN, mix_array
 from ..partition.blocks import EdgeBlock
 from ..partition.source import EdgeSource
@@ -111,7 +112,7 @@ class Graph:
 
     def __init__(
         self,
-        store: engine.Graph,
+        store: gt.Graph,
         nodes: list,
         *,
         directed: bool,
@@ -138,12 +139,12 @@ class Graph:
         self.nx_class = nx_class
         self._index: dict | None = None
         self._edges: tuple[np.ndarray, np.ndarray] | None = None
-        self._variants: dict[tuple[str | None, bool], engine.Graph] = {}
-        self._priority: tuple[engine.Graph, np.ndarray] | None = None
+        self._variants: dict[tuple[str | None, bool], gt.Graph] = {}
+        self._priority: tuple[gt.Graph, np.ndarray] | None = None
         self._owned = [store.location] if owned else []
         weakref.finalize(self, _remove, self._owned, os.getpid())
 
-    def _own(self, store: engine.Graph) -> engine.Graph:
+    def _own(self, store: gt.Graph) -> gt.Graph:
         self._owned.append(store.location)
         return store
 
@@ -240,7 +241,7 @@ class Graph:
             self.facts[attr] = WeightFacts(values, src == dst)
         return self.facts[attr]
 
-    def stored(self, weight: str | None = None, *, reverse: bool = False) -> tuple[engine.Graph, bool]:
+    def stored(self, weight: str | None = None, *, reverse: bool = False) -> tuple[gt.Graph, bool]:
         """(a store, whether to read its weights) for weights from ``weight`` (None, or an attribute
         under which every edge weighs 1: any store, read without weights) with, on a directed graph
         where ``reverse`` asks, its reverse graph: the base store, or one built once from the same
@@ -255,11 +256,11 @@ class Graph:
         self._variants[key, reverse] = self._own(store)
         return store, reads
 
-    def with_reverse(self) -> engine.Graph:
+    def with_reverse(self) -> gt.Graph:
         """A store that holds the reverse graph where the graph is directed (SCC pulls over in-edges)."""
         return self.stored(None, reverse=True)[0]
 
-    def by_priority(self) -> tuple[engine.Graph, np.ndarray]:
+    def by_priority(self) -> tuple[gt.Graph, np.ndarray]:
         """(a store of the same edges whose vertices graphtier's seed-0 priorities rank in node order,
         the vertex id of each of its rows): greedy colouring's ties then fall as networkx's stable sort
         leaves them. The store holds only vertices with edges."""
@@ -300,7 +301,7 @@ def _remove(locations: list, pid: int) -> None:
             shutil.rmtree(location, ignore_errors=True)
 
 
-def _build(src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None, n_vertices: int | None, *, directed: bool, reverse: bool = False, relabel: bool = False) -> engine.Graph:
+def _build(src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None, n_vertices: int | None, *, directed: bool, reverse: bool = False, relabel: bool = False) -> gt.Graph:
     """A store of these edges in this process's workspace: symmetric when undirected; with the reverse
     graph where ``reverse`` asks (PageRank and SCC pull over in-edges)."""
     block = EdgeBlock(np.ascontiguousarray(src, np.uint64), np.ascontiguousarray(dst, np.uint64), None if weight is None else np.ascontiguousarray(weight, np.float32))
@@ -313,7 +314,7 @@ def _build(src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None, n_vertic
         provenance={"source": "networkx graph", "kind": "networkx"},
     )
     path = _workspace() / f"{uuid.uuid4().hex}.gt"
-    return engine.build(source, path, format=option("format"), relabel=relabel, reverse=directed and reverse, allow_empty=True, progress=False)
+    return gt.build(source, path, format=option("format"), relabel=relabel, reverse=directed and reverse, allow_empty=True, progress=False)
 
 
 _MASK = (1 << 64) - 1
@@ -429,7 +430,7 @@ def adjacency_sorted(G: nx.Graph | Graph) -> bool:
     return ordered
 
 
-def from_store(store: engine.Graph, *, weight: str = "weight") -> Graph:
+def from_store(store: gt.Graph, *, weight: str = "weight") -> Graph:
     """A graphtier store as a networkx backend graph, without copying it: nodes are its vertex ids, its
     weights (1 where it has none) stand for the edge attribute ``weight``, and neighbours are in id
     order. The store is not removed with the graph."""

@@ -374,9 +374,9 @@ def _part(plan: tuple, location: str, pipe) -> None:
         comm = _join(rank, size, backend, memory, barrier, uids)
         started["joined"] = time.time() - launched
         current = Part(rank, size, pipe.recv(), comm)  # its vertices, sent once the caller had split the graph
-        from .. import engine
+        import graphtier as gt
 
-        graph = engine.open(location)
+        graph = gt.open(location)
         started["opened"] = time.time() - launched
         while (call := pipe.recv()) is not None:
             function, args, options, config, offer = call
