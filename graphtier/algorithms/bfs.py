@@ -115,10 +115,11 @@ def heads_on_gpu(offsets, dst, indptr, out: int) -> None:
     from ..kernels.cuda.runtime import module
 
     kernels = module(Path(__file__).with_suffix(".cu"), ("head_bids", "head_ids"))
-    count = np.int64(len(offsets) - 1)
-    bids = cupy.zeros(int(count), cupy.uint64)
-    kernels.get_function("head_bids")((max(1, min(-(-len(dst) // 256), 1 << 16)),), (256,), (offsets, dst, count, indptr, bids))
-    kernels.get_function("head_ids")((max(1, min(-(-int(count) // 256), 1 << 16)),), (256,), (bids, dst, count, np.uint64(out)))
+    grid = lambda n: (max(1, min(-(-n // 256), 1 << 16)),)  # grid-stride kernels: a block per 256 items, at most 65,536
+    count = len(offsets) - 1
+    bids = cupy.zeros(count, cupy.uint64)
+    kernels.get_function("head_bids")(grid(len(dst)), (256,), (offsets, dst, np.int64(count), indptr, bids))
+    kernels.get_function("head_ids")(grid(count), (256,), (bids, dst, np.int64(count), np.uint64(out)))
 
 
 HEADS = Sidecar("heads", np.uint32, best_connected, cuda=heads_on_gpu)

@@ -606,8 +606,8 @@ class Scheduler:
         first, end = lists_starting(c, first_src, len(dst), self.host_indptr, self.chunk_edges)
         on_host = []
         for side in self.sidecars:
-            at = self.plan.sidecars[side.name] + (first_src + first) * np.dtype(side.dtype).itemsize
             if side.cuda is not None and self.memory.kind == "cuda":
+                at = self.plan.sidecars[side.name] + (first_src + first) * np.dtype(side.dtype).itemsize
                 with allocating(f"the {side.name} of chunk {c} of {self.store.name}", 16 * (end - first + 1) + 4 * len(dst), self.memory.device_side):
                     moved = self.memory.derive(side.cuda, offsets[first : end + 1], dst, self.indptr, at)
                 it["bytes_host_to_device"] += moved
