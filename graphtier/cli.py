@@ -552,6 +552,10 @@ def _interrupt(signum, frame) -> None:
     if frame is not None and "llvmlite" in frame.f_code.co_filename:
         threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
         return
+    if "zarr" in sys.modules:  # its I/O in flight stops before the cleanups run
+        from .store import stop_io
+
+        stop_io()
     raise KeyboardInterrupt
 
 

@@ -6,6 +6,7 @@ into place only once it is complete, so a failed or interrupted build leaves not
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import zarr
 from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
+from zarr.core import sync as zarr_sync
 from zarr.errors import ZarrUserWarning
 
 from . import codecs as graph_codecs
@@ -79,6 +81,26 @@ def staged_store(target: str | os.PathLike, *, overwrite: bool = False, inputs: 
         _commit(stage, _destination(target, overwrite=overwrite, inputs=inputs))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def stop_io(timeout: float = 10.0) -> None:
+    """Cancel zarr's reads and writes in flight and wait for its I/O threads, so that the cleanups of a
+    process being interrupted meet no writer and its exit prints no pending task. Every thread's zarr
+    I/O stops: only for a process that is ending (zarr starts a fresh loop if it is used again)."""
+    loop = zarr_sync.loop[0]
+    if loop is None or loop.is_closed():
+        return
+
+    async def cancel_all() -> None:
+        tasks = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.get_running_loop().shutdown_default_executor()
+
+    with contextlib.suppress(TimeoutError):  # a writer stuck longer is left to the next build's sweep
+        asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout)
+    zarr_sync.cleanup_resources()
 
 
 @contextlib.contextmanager
