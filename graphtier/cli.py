@@ -9,6 +9,7 @@ SIGTERM).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -614,5 +616,19 @@ def _run(args) -> int:
     return code or 0
 
 
+def console() -> NoReturn:
+    """The ``graphtier`` command: ``main``, its exit handlers (parts stopped, zarr's loop closed), then
+    the exit itself, without the interpreter's teardown of every module and thread: a large share of
+    a short command's time (benchmarks/results/cli_cost-2026-11-27-vm-notes.md)."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = EXIT_PIPE
+    atexit._run_exitfuncs()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import graphtier as gt
+from graphtier import cli
 from graphtier.cli import main
 
 
@@ -68,6 +71,21 @@ def test_console_script_help():
     out = subprocess.run([sys.executable, "-m", "graphtier.cli", "--help"], capture_output=True, text=True, check=True)
     for command in ("generate", "convert", "info", "bfs", "demo"):
         assert command in out.stdout
+
+
+def test_the_command_exits_through_console(tmp_path):
+    """The installed command and ``python -m graphtier.cli`` both run ``console``: its output whole,
+    exit handlers run (a split run's parts are stopped by one), then a quick exit with main's code."""
+    scripts = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    module, name = scripts["graphtier"].split(":")
+    assert getattr(importlib.import_module(module), name) is cli.console
+    store, mark = tmp_path / "g.gt", tmp_path / "handler-ran"
+    gt.build(gt.generators.kronecker(8, seed=1), store, progress=False)
+    code = f"import atexit, pathlib; atexit.register(pathlib.Path({str(mark)!r}).touch); from graphtier.cli import console; console()"
+    done = subprocess.run([sys.executable, "-c", code, "info", str(store), "--json"], check=False, capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["n_vertices"] == 256 and mark.exists(), done.stderr
+    done = subprocess.run([sys.executable, "-c", code, "info", str(tmp_path / "missing.gt")], check=False, capture_output=True, text=True)
+    assert done.returncode == cli.EXIT_STORE and done.stderr.startswith("graphtier: "), done.stderr
 
 
 def test_output_reader_gone_away_is_no_traceback(tmp_path):
