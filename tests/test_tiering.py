@@ -698,6 +698,32 @@ def test_auto_reads_in_place_once_the_host_tier_holds_the_graph(sym, moved):
     assert again.stats["rounds"] == again.stats["bytes_host_to_device"] == again.stats["zero_copy_chunks"] == 0
 
 
+def test_two_tiers_that_hold_the_graph_together_read_it_once(sym, moved):
+    """A host tier smaller than the graph and device slots that hold the rest: chunks read from the
+    store also go to free device slots, and the host tier lets go of chunks the device holds first,
+    so each chunk comes from the store once; then iterations are static and later queries read
+    nothing from the store. With a host tier and slots short of the graph, each level reads no more
+    than what they cannot hold."""
+    case = fresh(sym)
+    g = case.g
+    n = n_chunks(g)
+    for k in (n // 2 + 1, n // 4):  # device slots: with a host tier of half the chunks, enough and too few
+        h = n - n // 2
+        case = fresh(sym)
+        D, H = device_memory_for(case.g, k, zero_copy="auto"), h * slot_bytes(g)
+        first = run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
+        check_result(case, first)
+        check_accounting(first, moved, D, H)
+        s = first.stats
+        if k + h >= n:
+            assert s["store_reads_max"] == 1 and s["host_misses"] <= n
+            again = run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
+            check_result(case, again)
+            assert again.stats["bytes_store_read"] == again.stats["bytes_host_to_device"] == again.stats["host_misses"] == 0
+        else:
+            assert all(it["host_misses"] <= max(n - k - h, 0) + n * (i < 2) for i, it in enumerate(s["iterations"]))
+
+
 def test_every_chunk_in_a_slot_of_its_own(sym, moved):
     """A budget that holds every chunk at its own size, though not as many slots of the largest
     chunk's size: each chunk is loaded once and stays; later queries step aside."""

@@ -37,7 +37,10 @@ whole graph after one pass) and when the host tier cannot hold the graph.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
 Both tiers evict the least recently used chunk; hits go first, so the chunks an iteration loads
-last are the ones the next one finds.
+last are the ones the next one finds. The host tier lets go first of chunks the device holds, and
+where it cannot hold the graph, chunks read from the store also fill device slots that are free or
+hold chunks the host tier holds too: the tiers then hold different chunks, and a graph they hold
+together is read from the store once.
 """
 
 from __future__ import annotations
@@ -467,19 +470,36 @@ class Scheduler:
         room = max(1, self.host.n_slots - (batch if copies else 0))
         for chunks in (in_place, copies):  # host hits first: the misses read later evict chunks already used
             chunks.sort(key=lambda c: c not in self.host)
-        it.update(device_hits=len(hits), device_misses=len(copies), zero_copy_chunks=len(in_place))
+        it["device_hits"] = len(hits)
         for c in hits:
             self.device.touch(c)
+        # Where the host tier cannot hold the graph (and chunks may be read in place), a copy takes
+        # only a slot that is free or holds a chunk the host tier holds too, and chunks just read
+        # from the store go to such slots as well: with the host tier letting go of the device's
+        # chunks first, the tiers hold different chunks; a graph they hold together is read once.
+        beyond = self.zero_copy == "auto" and self.host.n_slots < len(self.mine) and not self.plan.homes
         groups = [in_place[i : i + room] for i in range(0, len(in_place), room)] or [[]]
         for i, group in enumerate(groups):
             here = {c: self.device.slot(c) for c in hits} if i == 0 else {}
             if here or group:
+                fresh = [c for c in group if c not in self.host]
                 host = self._to_host(it, group)
-                share = np.minimum(need[group], self.layout[group, CHUNK_EDGES]) / np.maximum(self.layout[group, CHUNK_EDGES], 1)
-                it["bytes_zero_copy"] += int(np.sum(share * self.unit_bytes[group]))
-                yield from self._round(it, here, host)
+                if beyond:
+                    here |= self._fill(it, host, fresh, keep=set(here) | set(fresh), spare_only=True)
+                yield from self._round_streamed(it, here, host, need)
         for i in range(0, len(copies), batch):
-            yield from self._round(it, self._copy(it, copies[i : i + batch]), {})
+            group = copies[i : i + batch]
+            host = self._to_host(it, group)
+            yield from self._round_streamed(it, self._fill(it, host, group, keep=set(group), spare_only=beyond), host, need)
+
+    def _round_streamed(self, it: dict, device: dict[int, int], host: dict[int, int], need: np.ndarray) -> Iterator[object]:
+        """A streamed iteration's round, counted: ``device`` chunks in their slots, ``host`` chunks
+        read in place (the needed share of each)."""
+        group = list(host)
+        it["zero_copy_chunks"] += len(group)
+        share = np.minimum(need[group], self.layout[group, CHUNK_EDGES]) / np.maximum(self.layout[group, CHUNK_EDGES], 1)
+        it["bytes_zero_copy"] += int(np.sum(share * self.unit_bytes[group]))
+        yield from self._round(it, device, host)
 
     def _sweep_rounds(self, it: dict, chunks: range) -> Iterator[object]:
         """Every chunk of ``chunks``, in store order, in rounds of consecutive chunks: the chunks on the device
@@ -517,7 +537,6 @@ class Scheduler:
             cursor = c
             device.update(self._copy(it, take, keep=set(hits + take + (previous if overlap else [])), last=lambda x: (x < cursor, x)))
             it["device_hits"] += len(hits)
-            it["device_misses"] += len(take)
             previous = hits + take
             yield from self._round(it, device, {})
         self.round_vertices = (0, self.n_vertices)
@@ -589,7 +608,7 @@ class Scheduler:
         """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
         whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
         the slot free, so that no later query finds a chunk that never arrived."""
-        slot, _ = self.host.place(c, keep=keep)
+        slot, _ = self.host.place(c, keep=keep, last=lambda held: held in self.device)  # the device's copy serves it
         try:
             self.memory.host_waits(self.host.fence[slot])
             view = self.memory.host_view(slot)
@@ -645,11 +664,21 @@ class Scheduler:
         ``keep`` (default: ``chunks``) are not taken, and ``last`` chooses among the others (see
         ``SlotCache.place``)."""
         host = self._to_host(it, chunks)
+        return self._fill(it, host, chunks, keep=chunks if keep is None else keep, last=last)
+
+    def _fill(self, it: dict, host: dict[int, int], chunks: list[int], keep, last=None, spare_only: bool = False) -> dict[int, int]:
+        """Device slots for ``chunks``, copied from their slots in ``host`` on the copy stream, and
+        taken out of ``host``. With ``spare_only``, only while a slot is free or holds a chunk the
+        host tier also holds (the first such, least recently used); the rest stay in ``host``."""
+        if spare_only:
+            last = lambda d: d in self.host
         self._static = None  # the device tier changes
         start = self.memory.mark("copy")
         slots = {}
         for c in chunks:
-            slot, _ = self.device.place(c, keep=chunks if keep is None else keep, home=c if self.plan.homes else None, last=last)
+            if spare_only and len(self.device) == self.device.n_slots and not any(d in self.host and d not in keep for d in self.device.chunks()):
+                break
+            slot, _ = self.device.place(c, keep=keep, home=c if self.plan.homes else None, last=last)
             nbytes = int(self.unit_bytes[c])
             try:
                 self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])
@@ -657,11 +686,12 @@ class Scheduler:
                 self.device.drop(c)
                 raise
             it["bytes_host_to_device"] += nbytes
+            it["device_misses"] += 1
             slots[c] = slot
         end = self.memory.mark("copy")
         self.memory.compute_waits(end)
-        for c in chunks:
-            self.host.fence[host[c]] = end
+        for c in slots:
+            self.host.fence[host.pop(c)] = end
         it["_marks"].append(("transfer_seconds", start, end))
         return slots
 

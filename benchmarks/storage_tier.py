@@ -1,0 +1,128 @@
+"""The storage tier (issue 16): one BFS over a graph larger than the host tier, against reading the
+store's bytes at the storage's own bandwidth.
+
+    python benchmarks/storage_tier.py [--scale 24] [--format ef] [--host 0.2] [--device-share S]
+                                      [--device cuda] [--sources 4] [--dir DIR]
+
+The floor: every file of the store read once in order, cold (each file's pages first dropped from
+the page cache with ``posix_fadvise(DONTNEED)``, so that they come from the disk) and warm (from the
+page cache). Then a BFS from each of ``--sources`` seeded sources, each on a fresh handle under
+``host_memory`` = ``--host`` x the CSR size (8 (n + 1) + 4 m bytes) and ``device_memory`` =
+``--device-share`` x the CSR size (default: the device's free memory), cold and warm as the floor:
+its wall seconds, the store bytes it read (x the store) and the most times one chunk was read.
+Targets: cold wall at most 2 x (store bytes / cold bandwidth), no chunk read more than twice. A
+query under the same budgets from another source runs first, untimed (kernels compiled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
+
+import graphtier as gt
+
+
+def files(path: Path) -> list[Path]:
+    return sorted(Path(root) / name for root, _, names in os.walk(path) for name in names)
+
+
+def drop_cached(path: Path) -> None:
+    """Asks the kernel to drop the store's pages from the page cache (clean pages: nothing is lost)."""
+    for f in files(path):
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def read_all(path: Path) -> tuple[float, int]:
+    """Seconds to read every file of the store once, in order, and the bytes read."""
+    nbytes, t = 0, time.perf_counter()
+    for f in files(path):
+        with open(f, "rb", buffering=0) as handle:
+            while chunk := handle.read(1 << 24):
+                nbytes += len(chunk)
+    return time.perf_counter() - t, nbytes
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--scale", type=int, default=24)
+    p.add_argument("--format", default="ef")
+    p.add_argument("--host", type=float, default=0.2, help="host_memory as a share of the CSR size (default 0.2)")
+    p.add_argument("--device-share", type=float, default=None, help="device_memory as a share of the CSR size (default: the device's free memory)")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--sources", type=int, default=4)
+    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graph is built, and found again by later runs")
+    p.add_argument("--out", default=RESULTS_DIR)
+    p.add_argument("--tag", help="appended to the results' file names")
+    args = p.parse_args()
+    path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
+    g = gt.open(path)
+    csr = 8 * (g.n_vertices + 1) + 4 * g.n_edges
+    store_bytes = int(g.chunk_sizes().sum())
+    budgets = {"device": args.device, "host_memory": int(args.host * csr)}
+    if args.device_share is not None:
+        budgets["device_memory"] = int(args.device_share * csr)
+    floor = {}
+    for state in ("cold", "warm"):
+        if state == "cold":
+            drop_cached(path)
+        seconds, nbytes = read_all(path)
+        floor[state] = {"seconds": seconds, "bytes": nbytes, "gbps": nbytes / seconds / 1e9}
+        print(f"read the store {state}: {nbytes / 1e9:.2f} GB in {seconds:.2f} s ({floor[state]['gbps']:.2f} GB/s)", file=sys.stderr, flush=True)
+    *sources, spare = picked(g, args.sources + 1, seed=11)
+    gt.bfs(gt.open(path), spare, **budgets)  # kernels compiled, not timed
+    rows = []
+    for state in ("cold", "warm"):
+        for source in sources:
+            if state == "cold":
+                drop_cached(path)
+            t = time.perf_counter()
+            r = gt.bfs(gt.open(path), source, **budgets)
+            wall = time.perf_counter() - t
+            s = r.stats
+            bound = store_bytes / (floor["cold"]["gbps"] * 1e9)
+            rows.append(
+                {
+                    "state": state,
+                    "source": source,
+                    "wall_s": round(wall, 3),
+                    "store_read_x": round(s["bytes_store_read"] / store_bytes, 2),
+                    "reads_max": s["store_reads_max"],
+                    "levels": s["levels"],
+                    "floor_s": round(bound, 3),
+                    "wall_over_floor": round(wall / bound, 2),
+                    "host_misses": "/".join(str(it["host_misses"]) for it in s["iterations"]),
+                }
+            )
+            print(rows[-1], file=sys.stderr, flush=True)
+    for state in ("cold", "warm"):
+        mine = [r for r in rows if r["state"] == state]
+        rows.append({"state": f"{state}, median", "wall_s": round(statistics.median(r["wall_s"] for r in mine), 3), "wall_over_floor": round(statistics.median(r["wall_over_floor"] for r in mine), 2)})
+    meta = {
+        "command": " ".join(sys.argv),
+        "args": vars(args),
+        "graph": f"kron{args.scale} {args.format}",
+        "n_vertices": g.n_vertices,
+        "n_edges": g.n_edges,
+        "n_chunks": len(g.chunk_sizes()),
+        "store_bytes": store_bytes,
+        "csr_bytes": csr,
+        "budgets": {k: v for k, v in budgets.items() if k != "device"},
+        "floor": floor,
+        "machine": machine_info(),
+    }
+    publish("storage_tier", rows, meta, out_dir=args.out, tag=args.tag, columns=["state", "source", "wall_s", "store_read_x", "reads_max", "levels", "floor_s", "wall_over_floor", "host_misses"])
+
+
+if __name__ == "__main__":
+    main()
