@@ -114,6 +114,29 @@ def test_out_of_core(streamed, fmt, share, zero_copy):
         np.testing.assert_array_equal(src.sidecar("heads").get(), head_ids(g))
 
 
+@pytest.mark.parametrize("fmt", GPU_FORMATS)
+def test_tiers_beyond_the_host_hold_different_chunks(streamed, fmt):
+    """A host tier of fewer chunks than the graph and device slots that hold the rest (not every
+    chunk at its own place): pinned chunks read from the store also go to free device slots, so
+    each comes from the store once, later queries read nothing from it, and the distances are the
+    resident run's."""
+    g = gt.open(streamed[fmt].location)
+    source = int(np.argmax(np.diff(g.indptr())))
+    resident = gt.bfs(g, source, device="cuda")
+    state, n = resident.stats["state_bytes"], g.chunks().n_chunks
+    chunk_budget = g.resident_size() - 1  # a byte short of the whole graph: equal slots, fewer than the chunks
+    probe = g.source("cuda", chunk_budget=chunk_budget, host_budget=parse_size("1GiB"), zero_copy="auto", sidecars=(HEADS,))
+    host_slots = n - probe.device.n_slots + 1
+    assert not probe.plan.homes and 1 <= host_slots < n
+    budget = {"device_memory": state + chunk_budget, "host_memory": host_slots * probe.memory.slot_bytes, "zero_copy": "auto"}
+    first = gt.bfs(g, source, device="cuda", **budget)
+    np.testing.assert_array_equal(first.distances, resident.distances)
+    assert first.stats["store_reads_max"] == 1 and 0 < first.stats["host_misses"] <= n
+    again = gt.bfs(g, source, device="cuda", **budget)
+    np.testing.assert_array_equal(again.distances, resident.distances)
+    assert again.stats["bytes_store_read"] == again.stats["host_misses"] == 0
+
+
 def g_csr(g: gt.Graph) -> tuple[np.ndarray, np.ndarray]:
     return g.indptr(), g.edges()[:, 1]
 
