@@ -162,6 +162,19 @@ def test_a_query_interrupted_mid_copy_leaves_no_half_held_chunk(weighted, monkey
             assert same(name, ALGORITHMS[name](g, source, **STREAMED), expected[name]), name
 
 
+def test_store_reads_counted_by_the_byte(weighted):
+    """A query's stats say how many of the store's bytes (chunks and their weights) it read how many
+    times: they add up to the bytes it read, the most times to its ``store_reads_max``."""
+    location, source, expected = weighted
+    for budget in (STREAMED, {**STREAMED, "device_memory": "120kB"}, {"device": "cpu"}):
+        g = gt.open(location)
+        r = gt.sssp(g, source, **budget)
+        assert same("sssp", r.distances, expected["sssp"])
+        s = r.stats
+        assert sum(times * nbytes for times, nbytes in s["store_read_bytes"].items()) == s["bytes_store_read"] > 0
+        assert max(s["store_read_bytes"]) == s["store_reads_max"]
+
+
 def test_cli_out_of_memory_exits_5(weighted, monkeypatch, capsys):
     location, source, _ = weighted
     refuse(monkeypatch, "simulated device", at=1)

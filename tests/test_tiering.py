@@ -715,8 +715,9 @@ def test_two_tiers_that_hold_the_graph_together_read_it_once(sym, moved):
         check_result(case, first)
         check_accounting(first, moved, D, H)
         s = first.stats
+        assert sum(times * nbytes for times, nbytes in s["store_read_bytes"].items()) == s["bytes_store_read"]
         if k + h >= n:
-            assert s["store_reads_max"] == 1 and s["host_misses"] <= n
+            assert s["store_reads_max"] == 1 and s["host_misses"] <= n and list(s["store_read_bytes"]) == [1]
             again = run(case, moved, device_memory=D, host_memory=H, zero_copy="auto")
             check_result(case, again)
             assert again.stats["bytes_store_read"] == again.stats["bytes_host_to_device"] == again.stats["host_misses"] == 0

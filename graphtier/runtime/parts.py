@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import temps
 from ..errors import GraphtierError, PartDiedError
-from ..tiering.scheduler import COUNTERS
+from ..tiering.scheduler import COUNTERS, reads_of
 from .config import Config
 
 SLOT_BYTES = 64 << 20  # each part's share of the shared memory a host merge goes through, a piece at a time
@@ -356,7 +356,7 @@ def _joined(results: list[tuple]):
     laid = [s.get("slab_bytes", 0) for s in stats]
     if len(set(laid)) > 1:
         raise GraphtierError(f"the parts laid their result out differently in the slab it comes back in (bytes each wrote there: {laid}); the parts were stopped")
-    result.stats = {**stats[0], **{k: sum(s.get(k, 0) for s in stats) for k in COUNTERS}, "seconds": max(s["seconds"] for s in stats), "parts": stats}
+    result.stats = {**stats[0], **{k: sum(s.get(k, 0) for s in stats) for k in COUNTERS}, **reads_of(stats), "seconds": max(s["seconds"] for s in stats), "parts": stats}
     return result
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OutOfMemoryError
 from ..kernels.formats import FORMATS
-from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar
+from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar, reads_of
 from . import parts
 from .config import Config
 from .frontier import ALL, Clusters, Copies, Frontier, Queue, Span, Spans, span_of
@@ -362,7 +362,7 @@ class Run:
         sources = {id(s): s for s in self.sources.values()}
         moved = {key: s.take_stats() for key, s in sources.items()}
         self.moved = {k: sum(m.get(k, 0) for m in moved.values()) for k in COUNTERS}
-        self.moved["store_reads_max"] = max((m.get("store_reads_max", 0) for m in moved.values()), default=0)
+        self.moved |= reads_of(moved.values())
         records = {key: list(m.get("iterations", [])) for key, m in moved.items()}
         tiered = set()
         for it, name in self._calls:

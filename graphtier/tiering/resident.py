@@ -220,4 +220,4 @@ def load_resident(
 
         list(core_threads("resident").map(place_weights, range(len(values))))
         read += nbytes
-    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1})
+    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1, "store_read_bytes": {1: read}})

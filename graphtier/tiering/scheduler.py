@@ -46,7 +46,7 @@ together is read from the store once.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,6 +92,17 @@ COUNTERS = (
     "zero_copy_chunks",
     "rounds",
 )
+
+
+def reads_of(stats: Iterable[dict]) -> dict:
+    """The store reads of several sources' (or parts') statistics together: the most times any
+    chunk was read, and the chunks' bytes by the times they were read."""
+    most, histogram = 0, {}
+    for s in stats:
+        most = max(most, s.get("store_reads_max", 0))
+        for times, nbytes in s.get("store_read_bytes", {}).items():
+            histogram[times] = histogram.get(times, 0) + nbytes
+    return {"store_reads_max": most, "store_read_bytes": dict(sorted(histogram.items()))}
 
 
 # A sweep overlaps its copies with the previous round's kernels from this many device slots: the
@@ -277,6 +288,7 @@ class Scheduler:
             self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self.totals = dict.fromkeys(COUNTERS, 0)
         self.reads = np.zeros(n, np.int32)  # times each chunk came from the store since the last stats
+        self.stored_bytes = np.zeros(n, np.int64)  # what a read of each chunk (and its weights) took from the store
         self.iterations: list[dict] = []
         self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
@@ -594,6 +606,7 @@ class Scheduler:
                     raise self.store.corrupt("chunk changed in the store since it was opened", c)
                 self._hold(c, chunks, blob, None if w is None else validated_weights(self.weight_store, c, w, h.n_edges))
                 it["bytes_store_read"] += len(blob) + CRC_BYTES
+                self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
                 if not self.derived[c]:
                     derived += self._derive(it, c, h.first_src, offsets, dst)
                     self.derived[c] = True
@@ -738,9 +751,9 @@ class Scheduler:
         return table
 
     def take_stats(self) -> dict:
-        """What moved since the last call, per iteration and in total, and the most times any chunk
-        was read from the store (waits for the GPU to finish so that its events and counts can be
-        read); the counters start again from zero."""
+        """What moved since the last call, per iteration and in total, the most times any chunk was
+        read from the store, and the chunks' bytes by the times they were read (waits for the GPU
+        to finish so that its events and counts can be read); the counters start again from zero."""
         self.memory.synchronize()
         self._count_static()
         for it in self.iterations:
@@ -749,9 +762,11 @@ class Scheduler:
                 it[key] += self.memory.seconds(start, end)
         self._needs[: len(self.iterations)] = 0
         iterations, totals, most = self.iterations, self.totals, int(self.reads.max(initial=0))
+        read = np.bincount(self.reads, weights=self.stored_bytes)
+        histogram = {times: int(nbytes) for times, nbytes in enumerate(read) if times and nbytes}
         self.iterations, self.totals = [], dict.fromkeys(COUNTERS, 0)
         self.reads[:] = 0
-        return {**totals, "store_reads_max": most, "iterations": iterations}
+        return {**totals, "store_reads_max": most, "store_read_bytes": histogram, "iterations": iterations}
 
     def _count_static(self) -> None:
         """What the static iterations read, from their demand rows, in one pass on the device:

@@ -145,7 +145,11 @@ class WeightStore:
     def read(self, chunk_ids: Sequence[int]) -> tuple[list[np.ndarray], int]:
         """The chunks' weights (the last chunk's padding included) and the bytes read for them."""
         out = _raising(self.read_each(chunk_ids))
-        return out, sum(w.nbytes + (CRC_BYTES if self.raw else 0) for w in out)
+        return out, sum(self.stored_bytes(w) for w in out)
+
+    def stored_bytes(self, weights: np.ndarray) -> int:
+        """The bytes a chunk of ``weights`` (as read) took from the store."""
+        return weights.nbytes + (CRC_BYTES if self.raw else 0)
 
     def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
         """As ``read`` without the byte count, but a chunk that cannot be read gives its error in its place."""
