@@ -9,7 +9,8 @@ the page cache with ``posix_fadvise(DONTNEED)``, so that they come from the disk
 page cache). Then a BFS from each of ``--sources`` seeded sources, each on a fresh handle under
 ``host_memory`` = ``--host`` x the CSR size (8 (n + 1) + 4 m bytes) and ``device_memory`` =
 ``--device-share`` x the CSR size (default: the device's free memory), cold and warm as the floor:
-its wall seconds, the store bytes it read (x the store) and the most times one chunk was read.
+its wall seconds, the store bytes it read (x the store), the most times one chunk was read and
+the share of the store read once, twice, ...
 Targets: cold wall at most 2 x (store bytes / cold bandwidth), no chunk read more than twice. A
 query under the same budgets from another source runs first, untimed (kernels compiled).
 """
@@ -98,6 +99,7 @@ def main() -> None:
                     "wall_s": round(wall, 3),
                     "store_read_x": round(s["bytes_store_read"] / store_bytes, 2),
                     "reads_max": s["store_reads_max"],
+                    "bytes_by_reads": " ".join(f"{times}x:{nbytes / store_bytes:.0%}" for times, nbytes in s["store_read_bytes"].items()),
                     "levels": s["levels"],
                     "floor_s": round(bound, 3),
                     "wall_over_floor": round(wall / bound, 2),
@@ -121,7 +123,14 @@ def main() -> None:
         "floor": floor,
         "machine": machine_info(),
     }
-    publish("storage_tier", rows, meta, out_dir=args.out, tag=args.tag, columns=["state", "source", "wall_s", "store_read_x", "reads_max", "levels", "floor_s", "wall_over_floor", "host_misses"])
+    publish(
+        "storage_tier",
+        rows,
+        meta,
+        out_dir=args.out,
+        tag=args.tag,
+        columns=["state", "source", "wall_s", "store_read_x", "reads_max", "bytes_by_reads", "levels", "floor_s", "wall_over_floor", "host_misses"],
+    )
 
 
 if __name__ == "__main__":
