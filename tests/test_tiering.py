@@ -538,6 +538,8 @@ def test_slot_cache_lru_order():
     assert cache.place(14) == (2, 12)
     assert cache.place(15) == (0, 10)
     assert cache.chunks() == [13, 14, 15] and cache.peak == 3
+    cache.demote(15)  # held by another tier too: the next to go
+    assert cache.place(16) == (0, 15) and cache.chunks() == [13, 14, 16]
 
 
 def test_slot_cache_keep_and_exhaustion():

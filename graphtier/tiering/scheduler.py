@@ -37,10 +37,10 @@ whole graph after one pass) and when the host tier cannot hold the graph.
 
 Chunks come into the host tier from the store (read concurrently, validated once as they arrive).
 Both tiers evict the least recently used chunk; hits go first, so the chunks an iteration loads
-last are the ones the next one finds. The host tier lets go first of chunks the device holds, and
-where it cannot hold the graph, chunks read from the store also fill device slots that are free or
-hold chunks the host tier holds too: the tiers then hold different chunks, and a graph they hold
-together is read from the store once.
+last are the ones the next one finds. Where the host tier cannot hold the graph, chunks read from
+the store also fill device slots that are free or hold chunks the host tier holds too, and each
+chunk copied so is the host tier's next to go: the tiers then hold different chunks, and a graph
+they hold together is read from the store once.
 """
 
 from __future__ import annotations
@@ -487,8 +487,8 @@ class Scheduler:
             self.device.touch(c)
         # Where the host tier cannot hold the graph (and chunks may be read in place), a copy takes
         # only a slot that is free or holds a chunk the host tier holds too, and chunks just read
-        # from the store go to such slots as well: with the host tier letting go of the device's
-        # chunks first, the tiers hold different chunks; a graph they hold together is read once.
+        # from the store go to such slots as well, each then the host tier's next to go: the tiers
+        # hold different chunks, and a graph they hold together is read once.
         beyond = self.zero_copy == "auto" and self.host.n_slots < len(self.mine) and not self.plan.homes
         groups = [in_place[i : i + room] for i in range(0, len(in_place), room)] or [[]]
         for i, group in enumerate(groups):
@@ -621,7 +621,7 @@ class Scheduler:
         """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
         whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
         the slot free, so that no later query finds a chunk that never arrived."""
-        slot, _ = self.host.place(c, keep=keep, last=lambda held: held in self.device)  # the device's copy serves it
+        slot, _ = self.host.place(c, keep=keep)
         try:
             self.memory.host_waits(self.host.fence[slot])
             view = self.memory.host_view(slot)
@@ -681,17 +681,21 @@ class Scheduler:
 
     def _fill(self, it: dict, host: dict[int, int], chunks: list[int], keep, last=None, spare_only: bool = False) -> dict[int, int]:
         """Device slots for ``chunks``, copied from their slots in ``host`` on the copy stream, and
-        taken out of ``host``. With ``spare_only``, only while a slot is free or holds a chunk the
-        host tier also holds (the first such, least recently used); the rest stay in ``host``."""
-        if spare_only:
-            last = lambda d: d in self.host
+        taken out of ``host``. With ``spare_only``, only into slots that are free or hold a chunk
+        the host tier holds too (least recently used first), each chunk copied then the host
+        tier's next to go; the rest stay in ``host``."""
+        held_twice = [d for d in self.device.chunks() if d in self.host and d not in keep] if spare_only else []
         self._static = None  # the device tier changes
         start = self.memory.mark("copy")
         slots = {}
         for c in chunks:
-            if spare_only and len(self.device) == self.device.n_slots and not any(d in self.host and d not in keep for d in self.device.chunks()):
-                break
+            if spare_only and len(self.device) == self.device.n_slots:
+                if not held_twice:
+                    break
+                self.device.drop(held_twice.pop(0))
             slot, _ = self.device.place(c, keep=keep, home=c if self.plan.homes else None, last=last)
+            if spare_only:
+                self.host.demote(c)
             nbytes = int(self.unit_bytes[c])
             try:
                 self.memory.copy(self._device_address(slot), self.memory.host_address(host[c]), nbytes, after=self.device.fence[slot])

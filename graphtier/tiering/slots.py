@@ -52,6 +52,10 @@ class SlotCache:
         self.peak = max(self.peak, len(self._lru))
         return slot, evicted
 
+    def demote(self, chunk: int) -> None:
+        """Make ``chunk`` the next to go (another tier holds it too)."""
+        self._lru.move_to_end(chunk, last=False)
+
     def drop(self, chunk: int) -> None:
         """Forget ``chunk`` and free its slot: a chunk that failed to arrive whole in the slot
         ``place`` gave it must not be found there."""
