@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import NoReturn
 
@@ -558,6 +559,8 @@ def _interrupt(signum, frame) -> None:
         from .store import stop_io
 
         stop_io()
+    # a zarr call the signal cut short between making its coroutine and running it is not news
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     raise KeyboardInterrupt
 
 

@@ -87,8 +87,8 @@ def stop_io(timeout: float = 10.0) -> None:
     """Cancel zarr's reads and writes in flight and wait for its I/O threads, so that the cleanups of a
     process being interrupted meet no writer and its exit prints no pending task. Every thread's zarr
     I/O stops: only for a process that is ending (zarr starts a fresh loop if it is used again)."""
-    loop = zarr_sync.loop[0]
-    if loop is None or loop.is_closed():
+    loop, thread = zarr_sync.loop[0], zarr_sync.iothread[0]
+    if loop is None or not loop.is_running() or thread is None:
         return
 
     async def cancel_all() -> None:
@@ -100,7 +100,12 @@ def stop_io(timeout: float = 10.0) -> None:
 
     with contextlib.suppress(TimeoutError):  # a writer stuck longer is left to the next build's sweep
         asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout)
-    zarr_sync.cleanup_resources()
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout)  # stopped here, so that zarr's reset below waits for nothing and warns of nothing
+    lock = zarr_sync._get_lock()
+    if lock.acquire(blocking=False):  # not when the interrupt came while zarr held it (starting its loop)
+        lock.release()
+        zarr_sync.cleanup_resources()
 
 
 @contextlib.contextmanager
