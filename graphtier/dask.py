@@ -42,7 +42,6 @@ from .runtime.parts import gpu_names
 from .store import is_url
 
 ALGORITHMS = tuple(gt.ALGORITHMS)  # graphtier's own, by name
-_NAMES = {getattr(gt, name): name for name in ALGORITHMS}  # graphtier's own functions travel by name
 
 Stores = str | os.PathLike | Sequence[str | os.PathLike]
 
@@ -95,7 +94,7 @@ def map(
     here and the rest are cancelled.
     """
     function = _function(algorithm)
-    sent = _NAMES.get(function, function)
+    sent = _own_name(function) or function  # graphtier's own functions travel by name
     config = config if config is not None else Config()
     per_source = "source" in inspect.signature(function).parameters
     if per_source and sources is None:
@@ -221,8 +220,15 @@ def _function(algorithm: str | Callable[..., Any]) -> Callable[..., Any]:
     return getattr(gt, algorithm)
 
 
+def _own_name(function: Callable[..., Any]) -> str | None:
+    """The name of one of graphtier's algorithms, else None (importing that algorithm's module
+    only: a worker imports what it runs)."""
+    name = getattr(function, "__name__", None)
+    return name if name in gt.ALGORITHMS and getattr(gt, name) is function else None
+
+
 def _label(function: Callable[..., Any]) -> str:
-    return _NAMES.get(function, getattr(function, "__name__", "task"))
+    return _own_name(function) or getattr(function, "__name__", "task")
 
 
 def _resources(client: Client, config: Config) -> dict[str, int] | None:
