@@ -598,15 +598,14 @@ class Scheduler:
                 self.host.touch(c)
         derived = []
         try:
-            weights, nbytes = self.weight_store.read(missing) if self.weight_store is not None and missing else ([None] * len(missing), 0)
-            it["bytes_store_read"] += nbytes
+            weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
             for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
                 h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
                 if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
                     raise self.store.corrupt("chunk changed in the store since it was opened", c)
                 self._hold(c, chunks, blob, None if w is None else validated_weights(self.weight_store, c, w, h.n_edges))
-                it["bytes_store_read"] += len(blob) + CRC_BYTES
                 self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
+                it["bytes_store_read"] += int(self.stored_bytes[c])
                 if not self.derived[c]:
                     derived += self._derive(it, c, h.first_src, offsets, dst)
                     self.derived[c] = True
