@@ -66,6 +66,7 @@ def main() -> None:
     p.add_argument("--out", default=RESULTS_DIR)
     p.add_argument("--tag", help="appended to the results' file names")
     args = p.parse_args()
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
     path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
     g = gt.open(path)
     csr = 8 * (g.n_vertices + 1) + 4 * g.n_edges

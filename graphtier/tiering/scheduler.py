@@ -70,7 +70,7 @@ from .resident import (
     weights_start,
 )
 from .slots import SlotCache
-from .storage import CRC_BYTES, ChunkStore, WeightStore
+from .storage import CRC_BYTES, ChunkStore, WeightStore, mapped_ahead
 
 # Read a chunk in place (zero-copy) when an iteration needs at most this share of its edges: a
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
@@ -599,11 +599,9 @@ class Scheduler:
         derived = []
         try:
             weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
-            for c, blob, w in zip(missing, self.store.read(missing) if missing else [], weights):
-                h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
-                if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
-                    raise self.store.corrupt("chunk changed in the store since it was opened", c)
-                self._hold(c, chunks, blob, None if w is None else validated_weights(self.weight_store, c, w, h.n_edges))
+            blobs = self.store.read(missing) if missing else []
+            for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, mapped_ahead("validate", self._validated, zip(missing, blobs, weights))):
+                self._hold(c, chunks, blob, checked)
                 self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
                 it["bytes_store_read"] += int(self.stored_bytes[c])
                 if not self.derived[c]:
@@ -615,6 +613,14 @@ class Scheduler:
         slots = {c: self.host.slot(c) for c in chunks}
         self._load_indexes(it, slots, derived)
         return slots
+
+    def _validated(self, c: int, blob: np.ndarray, weights: np.ndarray | None) -> tuple:
+        """Chunk ``c`` checked as it came from the store, on a worker thread: (header, offsets,
+        dst, weights), as ``validated`` and ``validated_weights`` give them."""
+        h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
+        if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
+            raise self.store.corrupt("chunk changed in the store since it was opened", c)
+        return h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
 
     def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None) -> None:
         """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import google_crc32c
@@ -213,6 +214,24 @@ def core_threads(purpose: str) -> ThreadPoolExecutor:
 @functools.cache
 def _core_threads(purpose: str, pid: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix=f"graphtier-{purpose}")
+
+
+def mapped_ahead(purpose: str, fn: Callable, items: Iterable[tuple]) -> Iterator:
+    """``fn(*item)`` of each item, in order, worked out on ``purpose``'s threads at most two per
+    core ahead of the one taken: parallel, yet the results held at once stay few however many
+    items come. Work not yet taken when the caller stops (an error) is cancelled."""
+    pool, ahead = core_threads(purpose), 2 * (os.cpu_count() or 1)
+    pending: deque = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, *item))
+            if len(pending) > ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
