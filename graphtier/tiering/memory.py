@@ -13,7 +13,6 @@ scheduling, eviction and byte accounting.
 from __future__ import annotations
 
 import ctypes
-import threading
 import time
 from collections.abc import Callable
 
@@ -118,9 +117,7 @@ class CudaMemory:
 
         self.cupy = self.xp = cupy
         self.slot_bytes = slot_bytes
-        self.device_id = cupy.cuda.Device().id
         self.arena = cupy.empty(0, cupy.uint8)
-        self._workers = threading.local()  # the stream of each worker thread that derives sidecars
         self._pinned: list = [None] * host_slots
         self._pointers = np.zeros(host_slots, np.int64)  # of the pinned slots allocated so far
         self.copy_stream = cupy.cuda.Stream(non_blocking=True)
@@ -228,22 +225,14 @@ class CudaMemory:
     def seconds(self, start, end) -> float:
         return self.cupy.cuda.get_elapsed_time(start, end) / 1e3
 
-    def derive(self, derive: Callable, offsets: np.ndarray, dst: np.ndarray, indptr, at: int, after) -> tuple[int, object]:
+    def derive(self, derive: Callable, offsets: np.ndarray, dst: np.ndarray, indptr, at: int) -> int:
         """A sidecar's values for the lists ``offsets`` delimits in ``dst``, derived on the GPU
-        (``Sidecar.cuda``) from those lists copied there, into the device region at offset ``at``
-        once the compute stream reaches the mark ``after``, on the calling thread's own stream
-        (worker threads derive their chunks side by side): the bytes copied for it, and the mark
-        the compute stream waits for before reading them."""
-        stream = getattr(self._workers, "stream", None)
-        with self.cupy.cuda.Device(self.device_id):
-            if stream is None:
-                stream = self._workers.stream = self.cupy.cuda.Stream(non_blocking=True)
-            with stream:
-                lists = self.cupy.asarray(offsets - offsets[0], dtype=self.cupy.int64)
-                ids = self.cupy.asarray(dst[int(offsets[0]) : int(offsets[-1])])
-                stream.wait_event(after)
-                derive(lists, ids, indptr, self.device_base + at)
-                return lists.nbytes + ids.nbytes, stream.record()
+        (``Sidecar.cuda``, on the compute stream) from those lists copied there, into the device
+        region at offset ``at``; the bytes copied for it."""
+        lists = self.cupy.asarray(offsets - offsets[0], dtype=self.cupy.int64)
+        ids = self.cupy.asarray(dst[int(offsets[0]) : int(offsets[-1])])
+        derive(lists, ids, indptr, self.device_base + at)
+        return lists.nbytes + ids.nbytes
 
     def array(self, a: np.ndarray):
         return self.cupy.asarray(a)

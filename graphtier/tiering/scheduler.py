@@ -608,18 +608,13 @@ class Scheduler:
                 slots.append(self.host.place(c, keep=chunks)[0])
                 placed += 1
             views = [self._writable(slot) for slot in slots]
-            after = self.memory.mark("compute") if missing else None  # sidecars change only after the kernels queued so far
-            with contextlib.closing(mapped_ahead("arrivals", self._arrive, ((c, view, after) for c, view in zip(missing, views)))) as arrivals:
-                for c, (h, offsets, dst, nbytes, (moved, marks)) in zip(missing, arrivals):
+            with contextlib.closing(mapped_ahead("arrivals", self._arrive, zip(missing, views))) as arrivals:
+                for c, (h, offsets, dst, nbytes) in zip(missing, arrivals):
                     taken += 1
                     self.stored_bytes[c] = nbytes
                     it["bytes_store_read"] += nbytes
-                    it["bytes_host_to_device"] += moved
-                    it["bytes_index_to_device"] += moved
-                    for mark in marks:
-                        self.memory.compute_waits(mark)
                     if not self.derived[c]:
-                        derived += self._derive_on_host(c, h.first_src, offsets, dst)
+                        derived += self._derive(it, c, h.first_src, offsets, dst)
                         self.derived[c] = True
         except BaseException as e:
             for c in missing[taken:placed]:
@@ -636,50 +631,36 @@ class Scheduler:
         self.memory.host_waits(self.host.fence[slot])
         return self.memory.host_view(slot)
 
-    def _arrive(self, c: int, view: np.ndarray, after) -> tuple:
+    def _arrive(self, c: int, view: np.ndarray) -> tuple:
         """Chunk ``c`` (and its weights) read from the store, validated and copied into its host
-        slot's ``view``, and the sidecar values the GPU derives, on a worker thread: (header,
-        offsets, dst, bytes read from the store, ``_derive_on_device``'s)."""
+        slot's ``view``, on a worker thread: (header, offsets, dst, bytes read from the store)."""
         blob = self.store.read_one(c)
         weights = None if self.weight_store is None else self.weight_store.read_one(c)
         h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
         if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
             raise self.store.corrupt("chunk changed in the store since it was opened", c)
         view[: len(blob)] = blob
-        nbytes = len(blob) + CRC_BYTES
-        if weights is not None:
-            checked = validated_weights(self.weight_store, c, weights, h.n_edges)
-            view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + checked.nbytes] = checked.view(np.uint8)
-            nbytes += self.weight_store.stored_bytes(weights)
-        return h, offsets, dst, nbytes, self._derive_on_device(c, h.first_src, offsets, dst, after)
+        if weights is None:
+            return h, offsets, dst, len(blob) + CRC_BYTES
+        checked = validated_weights(self.weight_store, c, weights, h.n_edges)
+        view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + checked.nbytes] = checked.view(np.uint8)
+        return h, offsets, dst, len(blob) + CRC_BYTES + self.weight_store.stored_bytes(weights)
 
-    def _on_device(self, side: Sidecar) -> bool:
-        return side.cuda is not None and self.memory.kind == "cuda"
-
-    def _derive_on_device(self, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray, after) -> tuple[int, list]:
-        """Chunk ``c``'s sidecar values that the GPU derives from its lists copied there, the first
-        time, once the compute stream reaches ``after``: the bytes copied, and the marks the
-        compute stream must wait for."""
-        sides = [side for side in self.sidecars if self._on_device(side)] if not self.derived[c] else []
-        moved, marks = 0, []
-        if sides:
-            first, end = lists_starting(c, first_src, len(dst), self.host_indptr, self.chunk_edges)
-        for side in sides:
-            at = self.plan.sidecars[side.name] + (first_src + first) * np.dtype(side.dtype).itemsize
-            with allocating(f"the {side.name} of chunk {c} of {self.store.name}", 16 * (end - first + 1) + 4 * len(dst), self.memory.device_side):
-                nbytes, mark = self.memory.derive(side.cuda, offsets[first : end + 1], dst, self.indptr, at, after)
-            moved += nbytes
-            marks.append(mark)
-        return moved, marks
-
-    def _derive_on_host(self, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> list:
-        """Chunk ``c``'s sidecar values derived on the host, ``[(sidecar, (v0, values))]``, for
-        ``_load_indexes`` to copy."""
-        sides = [side for side in self.sidecars if not self._on_device(side)]
-        if not sides:
-            return []
+    def _derive(self, it: dict, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> list:
+        """Chunk ``c``'s sidecar values: those derived on the host, ``[(sidecar, (v0, values))]``
+        for ``_load_indexes`` to copy; on the GPU, derived there from its lists copied over."""
         first, end = lists_starting(c, first_src, len(dst), self.host_indptr, self.chunk_edges)
-        return [(side, (first_src + first, side.derive(first, end, offsets, dst, self.host_indptr))) for side in sides]
+        on_host = []
+        for side in self.sidecars:
+            if side.cuda is not None and self.memory.kind == "cuda":
+                at = self.plan.sidecars[side.name] + (first_src + first) * np.dtype(side.dtype).itemsize
+                with allocating(f"the {side.name} of chunk {c} of {self.store.name}", 16 * (end - first + 1) + 4 * len(dst), self.memory.device_side):
+                    moved = self.memory.derive(side.cuda, offsets[first : end + 1], dst, self.indptr, at)
+                it["bytes_host_to_device"] += moved
+                it["bytes_index_to_device"] += moved
+            else:
+                on_host.append((side, (first_src + first, side.derive(first, end, offsets, dst, self.host_indptr))))
+        return on_host
 
     def _load_indexes(self, it: dict, host: dict[int, int], derived: list) -> None:
         """Copies the headers and indexes not yet in the index arena, from their host slots, and
