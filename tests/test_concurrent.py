@@ -5,7 +5,6 @@ fsspec's memory filesystem or in a zip fails under damage as a directory store d
 from __future__ import annotations
 
 import multiprocessing
-import threading
 import time
 import uuid
 import zipfile
@@ -155,16 +154,15 @@ def test_a_store_replaced_between_reads_of_a_query_is_refused(tmp_path, monkeypa
     source = int(np.argmax(np.diff(g.indptr())))
     budgets = {"device": "cpu", "device_memory": 150_000, "host_memory": 30_000, "direction": "push"}
     expected = gt.bfs(gt.build(new, tmp_path / "new.gt", **kw), source, device="cpu", direction="push").distances
-    read_one, reads, lock = storage.ChunkStore.read_one, [], threading.Lock()
+    read, reads = storage.ChunkStore.read, []
 
-    def replacing(self, c):
-        with lock:  # chunks are read on worker threads: one of them replaces the store
-            reads.append(c)
-            if len(reads) == 3:
-                gt.build(new, path, overwrite=True, **kw)
-        return read_one(self, c)
+    def replacing(self, chunk_ids):
+        reads.append(list(chunk_ids))
+        if len(reads) == 3:
+            gt.build(new, path, overwrite=True, **kw)
+        return read(self, chunk_ids)
 
-    monkeypatch.setattr(storage.ChunkStore, "read_one", replacing)
+    monkeypatch.setattr(storage.ChunkStore, "read", replacing)
     with pytest.raises(gt.StoreReplacedError, match=f"{path} was replaced while it was being read; open it again"):
         gt.bfs(g, source, **budgets)
     assert len(reads) >= 3

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import shutil
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,23 +133,21 @@ def directed(request, tmp_path_factory) -> Case:
 def moved(monkeypatch):
     """Bytes really copied to the simulated device, and really read (with their crc) from the store."""
     seen = {"copied": 0, "copies": 0, "read": 0, "reads": 0}
-    copy, read, read_one = memory.CpuMemory.copy, storage.ChunkStore.read, storage.ChunkStore.read_one
-    lock = threading.Lock()  # chunks are read on worker threads
+    copy, read = memory.CpuMemory.copy, storage.ChunkStore.read
 
     def counting_copy(self, dst, src, nbytes, after=None):
         seen["copied"] += nbytes
         seen["copies"] += 1
         return copy(self, dst, src, nbytes, after)
 
-    def counted(blobs):
-        with lock:
-            seen["read"] += sum(len(b) + storage.CRC_BYTES for b in blobs)
-            seen["reads"] += len(blobs)
+    def counting_read(self, chunk_ids):
+        blobs = read(self, chunk_ids)
+        seen["read"] += sum(len(b) + storage.CRC_BYTES for b in blobs)
+        seen["reads"] += len(blobs)
         return blobs
 
     monkeypatch.setattr(memory.CpuMemory, "copy", counting_copy)
-    monkeypatch.setattr(storage.ChunkStore, "read", lambda self, chunk_ids: counted(read(self, chunk_ids)))
-    monkeypatch.setattr(storage.ChunkStore, "read_one", lambda self, c: counted([read_one(self, c)])[0])
+    monkeypatch.setattr(storage.ChunkStore, "read", counting_read)
     return seen
 
 

@@ -45,7 +45,6 @@ they hold together is read from the store once.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -587,11 +586,7 @@ class Scheduler:
 
     def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
         """Host slots of ``chunks``, reading the missing ones (and their weights) from the store,
-        validated; their headers, indexes and sidecar values go to the device the first time.
-        Each missing chunk has its slot first; worker threads then read, check and copy the chunks
-        into them, several at once, while this thread takes them in order. The tier holds a chunk
-        only once it is whole: a failure on the way (a damaged chunk, a pinned slot the host cannot
-        give, an interrupt) frees the slots of those not taken, so no later query finds them."""
+        validated; their headers, indexes and sidecar values go to the device the first time."""
         missing = [c for c in chunks if c not in self.host]
         if missing:  # the tiers change: a static table made before would point at other chunks
             self._static = None
@@ -601,50 +596,46 @@ class Scheduler:
         for c in chunks:
             if c in self.host:
                 self.host.touch(c)
-        derived, placed, taken = [], 0, 0
+        derived = []
         try:
-            slots = []
-            for c in missing:
-                slots.append(self.host.place(c, keep=chunks)[0])
-                placed += 1
-            views = [self._writable(slot) for slot in slots]
-            with contextlib.closing(mapped_ahead("arrivals", self._arrive, zip(missing, views))) as arrivals:
-                for c, (h, offsets, dst, nbytes) in zip(missing, arrivals):
-                    taken += 1
-                    self.stored_bytes[c] = nbytes
-                    it["bytes_store_read"] += nbytes
-                    if not self.derived[c]:
-                        derived += self._derive(it, c, h.first_src, offsets, dst)
-                        self.derived[c] = True
-        except BaseException as e:
-            for c in missing[taken:placed]:
-                self.host.drop(c)
-            if isinstance(e, GraphtierError):  # a chunk missing, damaged or not as indptr says: a replaced store explains it
-                self.store.check_unchanged()
+            weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
+            blobs = self.store.read(missing) if missing else []
+            for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, mapped_ahead("validate", self._validated, zip(missing, blobs, weights))):
+                self._hold(c, chunks, blob, checked)
+                self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
+                it["bytes_store_read"] += int(self.stored_bytes[c])
+                if not self.derived[c]:
+                    derived += self._derive(it, c, h.first_src, offsets, dst)
+                    self.derived[c] = True
+        except GraphtierError:  # a chunk missing, damaged or not as indptr says: a replaced store explains it
+            self.store.check_unchanged()
             raise
         slots = {c: self.host.slot(c) for c in chunks}
         self._load_indexes(it, slots, derived)
         return slots
 
-    def _writable(self, slot: int) -> np.ndarray:
-        """A host slot's bytes, once the last reader of what it held is done."""
-        self.memory.host_waits(self.host.fence[slot])
-        return self.memory.host_view(slot)
-
-    def _arrive(self, c: int, view: np.ndarray) -> tuple:
-        """Chunk ``c`` (and its weights) read from the store, validated and copied into its host
-        slot's ``view``, on a worker thread: (header, offsets, dst, bytes read from the store)."""
-        blob = self.store.read_one(c)
-        weights = None if self.weight_store is None else self.weight_store.read_one(c)
+    def _validated(self, c: int, blob: np.ndarray, weights: np.ndarray | None) -> tuple:
+        """Chunk ``c`` checked as it came from the store, on a worker thread: (header, offsets,
+        dst, weights), as ``validated`` and ``validated_weights`` give them."""
         h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
         if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
             raise self.store.corrupt("chunk changed in the store since it was opened", c)
-        view[: len(blob)] = blob
-        if weights is None:
-            return h, offsets, dst, len(blob) + CRC_BYTES
-        checked = validated_weights(self.weight_store, c, weights, h.n_edges)
-        view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + checked.nbytes] = checked.view(np.uint8)
-        return h, offsets, dst, len(blob) + CRC_BYTES + self.weight_store.stored_bytes(weights)
+        return h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
+
+    def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None) -> None:
+        """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
+        whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
+        the slot free, so that no later query finds a chunk that never arrived."""
+        slot, _ = self.host.place(c, keep=keep)
+        try:
+            self.memory.host_waits(self.host.fence[slot])
+            view = self.memory.host_view(slot)
+            view[: len(blob)] = blob
+            if weights is not None:
+                view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + weights.nbytes] = weights.view(np.uint8)
+        except BaseException:
+            self.host.drop(c)
+            raise
 
     def _derive(self, it: dict, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> list:
         """Chunk ``c``'s sidecar values: those derived on the host, ``[(sidecar, (v0, values))]``

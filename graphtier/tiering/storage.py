@@ -65,11 +65,6 @@ class ChunkStore:
         raw = self._results([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
         return list(core_threads("crc").map(self._checked, chunk_ids, raw))  # google_crc32c lets go of the GIL
 
-    def read_one(self, c: int) -> np.ndarray:
-        """As ``read`` for chunk ``c`` alone: for worker threads, each reading its own chunk while
-        the others check theirs."""
-        return _raising([self._checked(c, self._results([self._store.get(self.key(c), prototype=default_buffer_prototype())], [c])[0])])[0]
-
     def _checked(self, c: int, b) -> np.ndarray | CorruptChunkError | StoreError:
         """Chunk ``c``'s bytes, checksum checked and stripped, or the error in their place."""
         if isinstance(b, Exception):
@@ -156,10 +151,6 @@ class WeightStore:
     def stored_bytes(self, weights: np.ndarray) -> int:
         """The bytes a chunk of ``weights`` (as read) took from the store."""
         return weights.nbytes + (CRC_BYTES if self.raw else 0)
-
-    def read_one(self, c: int) -> np.ndarray:
-        """Chunk ``c``'s weights alone, as ``ChunkStore.read_one``."""
-        return _raising(self.read_each([c]))[0]
 
     def read_each(self, chunk_ids: Sequence[int]) -> list[np.ndarray | CorruptChunkError | StoreError]:
         """As ``read`` without the byte count, but a chunk that cannot be read gives its error in its place."""
