@@ -24,6 +24,7 @@ store whatever the budgets.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import tempfile
@@ -35,15 +36,6 @@ import numpy as np
 import zarr
 
 from .. import store as schema
-from ..algorithms.bc import Betweenness
-from ..algorithms.bfs import BFS
-from ..algorithms.cc import Components
-from ..algorithms.coloring import Coloring
-from ..algorithms.mis import IndependentSet
-from ..algorithms.mst import Boruvka
-from ..algorithms.pagerank import PageRank
-from ..algorithms.scc import StrongComponents
-from ..algorithms.sssp import SSSP
 from ..codecs import FORMATS, NUMCODECS, read_header
 from ..partition.order import ORDERS, degree_rank, invert, vertex_order
 from ..partition.sort import pack, unpack
@@ -76,18 +68,26 @@ REGIONS = {
     "beyond-host": "larger than host memory: chunks are read from the store again as passes need them",
     "refused": "does not run under these budgets",
 }
+
+
+def _driver(module: str, name: str) -> type:
+    """An algorithm's driver class, its module imported only now: the command line lists the
+    algorithms' names without importing every algorithm."""
+    return getattr(importlib.import_module(f"...algorithms.{module}", __name__), name)
+
+
 # Each algorithm's driver, with parameters that do not change its memory: what a run charges and
 # which graphs it reads come from the driver itself (``state_of``, ``Algorithm.edges``).
 ALGORITHMS: dict[str, Callable] = {
-    "bfs": lambda g, s: BFS(g, s, "auto"),
-    "sssp": lambda g, s: SSSP(g, s, True, None),
-    "pagerank": lambda g, s: PageRank(g, 0.85, 1e-6, 100, None, None),
-    "cc": lambda g, s: Components(g),
-    "scc": lambda g, s: StrongComponents(g) if g.directed else Components(g),
-    "mst": lambda g, s: Boruvka(g, True),
-    "mis": lambda g, s: IndependentSet(g, 0),
-    "color": lambda g, s: Coloring(g, 0),
-    "bc": lambda g, s: Betweenness(g, np.zeros(1, np.int64), False),
+    "bfs": lambda g, s: _driver("bfs", "BFS")(g, s, "auto"),
+    "sssp": lambda g, s: _driver("sssp", "SSSP")(g, s, True, None),
+    "pagerank": lambda g, s: _driver("pagerank", "PageRank")(g, 0.85, 1e-6, 100, None, None),
+    "cc": lambda g, s: _driver("cc", "Components")(g),
+    "scc": lambda g, s: _driver("scc", "StrongComponents")(g) if g.directed else _driver("cc", "Components")(g),
+    "mst": lambda g, s: _driver("mst", "Boruvka")(g, True),
+    "mis": lambda g, s: _driver("mis", "IndependentSet")(g, 0),
+    "color": lambda g, s: _driver("coloring", "Coloring")(g, 0),
+    "bc": lambda g, s: _driver("bc", "Betweenness")(g, np.zeros(1, np.int64), False),
 }
 
 
