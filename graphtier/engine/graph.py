@@ -142,7 +142,8 @@ class Graph:
 
     def _load_indptr(self, reverse: bool) -> np.ndarray:
         array = self._array(schema.INDPTR, reverse)
-        indptr = read_vector(array, self.location).astype(np.int64)
+        indptr = read_vector(array, self.location)
+        indptr = indptr.view(np.int64) if indptr.dtype == np.uint64 else indptr.astype(np.int64)  # an entry past 2**63 reads negative: the check below finds it
         problem = indptr_problem(indptr, self.n_vertices, self._array(schema.ADJ, reverse).shape[0])
         if problem:
             message, entry = problem

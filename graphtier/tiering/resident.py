@@ -86,7 +86,7 @@ def indptr_problem(indptr: np.ndarray, n_vertices: int, n_edges: int) -> tuple[s
         return f"starts at {indptr[0]}, not 0", 0
     if indptr[-1] != n_edges:
         return f"ends at {indptr[-1]}, not the {n_edges} edges of adj", n_vertices
-    down = np.diff(indptr) < 0
+    down = indptr[1:] < indptr[:-1]
     if down.any():
         i = int(np.argmax(down))
         return f"decreases at entry {i + 1} ({indptr[i]} then {indptr[i + 1]})", i + 1
