@@ -5,6 +5,8 @@ fsspec's memory filesystem or in a zip fails under damage as a directory store d
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 import time
 import uuid
 import zipfile
@@ -181,3 +183,26 @@ def test_the_store_is_checked_once_per_batch_of_reads(tmp_path, monkeypatch):
     r = gt.bfs(g, int(np.argmax(np.diff(g.indptr()))), device="cpu", device_memory=40_000, host_memory=8_000, direction="push")
     reading = sum(it["host_misses"] > 0 for it in r.stats["iterations"])
     assert 0 < len(checks) == reading < r.stats["host_misses"], (len(checks), reading, r.stats["host_misses"])
+
+
+def test_work_mapped_ahead_keeps_its_order_and_stops_with_the_caller():
+    """What validates chunks out of core: results in the items' order whatever order the threads
+    finish in, at most two items per core worked ahead of the one taken, and nothing started
+    after the caller stops."""
+    from graphtier.tiering.storage import mapped_ahead
+
+    started, lock = [], threading.Lock()
+
+    def square(i: int) -> int:
+        with lock:
+            started.append(i)
+        time.sleep(0.002 * (i % 3))  # later items often finish first
+        return i * i
+
+    assert list(mapped_ahead("test", square, ((i,) for i in range(60)))) == [i * i for i in range(60)]
+    started.clear()
+    results = mapped_ahead("test", square, ((i,) for i in range(1000)))
+    assert next(results) == 0
+    results.close()
+    time.sleep(0.05)
+    assert len(started) <= 2 * (os.cpu_count() or 1) + 1

@@ -45,6 +45,7 @@ they hold together is read from the store once.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -600,13 +601,14 @@ class Scheduler:
         try:
             weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
             blobs = self.store.read(missing) if missing else []
-            for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, mapped_ahead("validate", self._validated, zip(missing, blobs, weights))):
-                self._hold(c, chunks, blob, checked)
-                self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
-                it["bytes_store_read"] += int(self.stored_bytes[c])
-                if not self.derived[c]:
-                    derived += self._derive(it, c, h.first_src, offsets, dst)
-                    self.derived[c] = True
+            with contextlib.closing(mapped_ahead("validate", self._validated, zip(missing, blobs, weights))) as validated_chunks:
+                for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, validated_chunks):
+                    self._hold(c, chunks, blob, checked)
+                    self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
+                    it["bytes_store_read"] += int(self.stored_bytes[c])
+                    if not self.derived[c]:
+                        derived += self._derive(it, c, h.first_src, offsets, dst)
+                        self.derived[c] = True
         except GraphtierError:  # a chunk missing, damaged or not as indptr says: a replaced store explains it
             self.store.check_unchanged()
             raise
