@@ -39,30 +39,10 @@ from pathlib import Path
 import ecl
 import emogi
 import numpy as np
-from harness import RESULTS_DIR, machine_info, publish, timed
+from harness import RESULTS_DIR, copy_gbps, machine_info, publish, timed
 
 import graphtier as gt
 from graphtier.tiering.scheduler import fixed_bytes
-
-
-def copy_gbps(pinned: bool) -> float:
-    """Host-to-device bandwidth from pinned memory, or device-to-device (bytes read + written), GB/s."""
-    import cupy
-
-    nbytes = 1 << 30
-    dev = cupy.empty(nbytes, cupy.uint8)
-    src = cupy.cuda.alloc_pinned_memory(nbytes) if pinned else cupy.ones(nbytes, cupy.uint8)
-    if pinned:
-        np.frombuffer(src, np.uint8, nbytes)[:] = 1
-    times = []
-    for _ in range(6):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        cupy.cuda.runtime.memcpyAsync(dev.data.ptr, src.ptr if pinned else src.data.ptr, nbytes, 1 if pinned else 3, cupy.cuda.get_current_stream().ptr)
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
-    return nbytes * (1 if pinned else 2) / statistics.median(times[1:]) / 1e9
 
 
 def bellman_ford_cupy(indptr, indices, weights, source: int) -> tuple[object, float]:

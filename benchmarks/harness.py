@@ -42,6 +42,68 @@ def picked(g, count: int, seed: int) -> list[int]:
     return sorted(int(v) for v in np.random.default_rng(seed).choice(np.flatnonzero(np.diff(g.indptr())), count, replace=False))
 
 
+def copy_gbps(pinned: bool) -> float:
+    """Host-to-device bandwidth from pinned memory, or device-to-device (bytes read + written), GB/s."""
+    import cupy
+    import numpy as np
+
+    nbytes = 1 << 30
+    dev = cupy.empty(nbytes, cupy.uint8)
+    src = cupy.cuda.alloc_pinned_memory(nbytes) if pinned else cupy.ones(nbytes, cupy.uint8)
+    if pinned:
+        np.frombuffer(src, np.uint8, nbytes)[:] = 1
+    times = []
+    for _ in range(6):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        cupy.cuda.runtime.memcpyAsync(dev.data.ptr, src.ptr if pinned else src.data.ptr, nbytes, 1 if pinned else 3, cupy.cuda.get_current_stream().ptr)
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
+    return nbytes * (1 if pinned else 2) / statistics.median(times[1:]) / 1e9
+
+
+def store_files(path: Path) -> list[Path]:
+    return sorted(Path(root) / name for root, _, names in os.walk(path) for name in names)
+
+
+def drop_cached(path: Path) -> None:
+    """Asks the kernel to drop the store's pages from the page cache (clean pages: nothing is lost)."""
+    for f in store_files(path):
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def read_store(path: Path) -> tuple[float, int]:
+    """Seconds to read every file of the store once, in order, and the bytes read."""
+    nbytes, t = 0, time.perf_counter()
+    for f in store_files(path):
+        with open(f, "rb", buffering=0) as handle:
+            while chunk := handle.read(1 << 24):
+                nbytes += len(chunk)
+    return time.perf_counter() - t, nbytes
+
+
+def storage_floor(path: Path) -> dict[str, dict]:
+    """The storage tier's floor: the store read once in order, cold (its pages first dropped) and
+    warm, each {seconds, bytes, gbps}; ``from_disk``: whether dropping pages took effect (on some
+    overlay file systems it does not, and the cold read is the page cache's)."""
+    floor = {}
+    for state in ("cold", "warm"):
+        if state == "cold":
+            drop_cached(path)
+        seconds, nbytes = read_store(path)
+        floor[state] = {"seconds": seconds, "bytes": nbytes, "gbps": nbytes / seconds / 1e9}
+        print(f"read the store {state}: {nbytes / 1e9:.2f} GB in {seconds:.2f} s ({floor[state]['gbps']:.2f} GB/s)", file=sys.stderr, flush=True)
+    floor["cold"]["from_disk"] = floor["cold"]["gbps"] < 0.8 * floor["warm"]["gbps"]
+    if not floor["cold"]["from_disk"]:
+        print("the page cache kept the store's pages (posix_fadvise had no effect here): cold figures are the cache's", file=sys.stderr, flush=True)
+    return floor
+
+
 def machine_info() -> dict[str, Any]:
     """Host, CPU, memory, library versions and GPU, as recorded beside every result."""
     return {

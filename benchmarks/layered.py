@@ -138,7 +138,7 @@ def main() -> None:
     Path(args.dir).mkdir(parents=True, exist_ok=True)
     pinned = None
     if args.device == "cuda":
-        from algorithms_gpu import copy_gbps
+        from harness import copy_gbps
 
         pinned = round(copy_gbps(True), 2)
     rows = [row for name in args.graphs for row in run_graph(name, args, pinned)]

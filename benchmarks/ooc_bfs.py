@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, machine_info, print_table, write_results
+from harness import RESULTS_DIR, copy_gbps, machine_info, print_table, write_results
 
 import graphtier as gt
 from graphtier.tiering.budget import parse_size
@@ -67,25 +67,6 @@ def stores(name: str, edges: np.ndarray, symmetric: bool, formats: list[str], ch
 def state_bytes(g: gt.Graph) -> int:
     """What a GPU BFS charges to device_memory before any chunk (its vertex state and frontier)."""
     return gt.bfs(g, 0, device="cuda").stats["state_bytes"]
-
-
-def pinned_gbps() -> float:
-    """Host-to-device copy bandwidth from pinned memory on this machine (GB/s)."""
-    import cupy
-
-    nbytes = 1 << 30
-    host = cupy.cuda.alloc_pinned_memory(nbytes)
-    np.frombuffer(host, np.uint8, nbytes)[:] = 1
-    dev = cupy.empty(nbytes, cupy.uint8)
-    times = []
-    for _ in range(6):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        cupy.cuda.runtime.memcpyAsync(dev.data.ptr, host.ptr, nbytes, 1, cupy.cuda.get_current_stream().ptr)
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end) / 1e3)
-    return round(nbytes / float(np.median(times[1:])) / 1e9, 1)
 
 
 def bfs_runs(g: gt.Graph, sources: list[int], cold: bool, reference: dict, **budget) -> list[dict]:
@@ -242,7 +223,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args()
     rows, many_rows, sweeps = [], [], []
-    pinned = pinned_gbps()
+    pinned = round(copy_gbps(True), 1)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         todo = []

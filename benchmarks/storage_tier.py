@@ -18,40 +18,15 @@ query under the same budgets from another source runs first, untimed (kernels co
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
+from harness import RESULTS_DIR, drop_cached, kronecker_store, machine_info, picked, publish, storage_floor
 
 import graphtier as gt
-
-
-def files(path: Path) -> list[Path]:
-    return sorted(Path(root) / name for root, _, names in os.walk(path) for name in names)
-
-
-def drop_cached(path: Path) -> None:
-    """Asks the kernel to drop the store's pages from the page cache (clean pages: nothing is lost)."""
-    for f in files(path):
-        fd = os.open(f, os.O_RDONLY)
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-
-
-def read_all(path: Path) -> tuple[float, int]:
-    """Seconds to read every file of the store once, in order, and the bytes read."""
-    nbytes, t = 0, time.perf_counter()
-    for f in files(path):
-        with open(f, "rb", buffering=0) as handle:
-            while chunk := handle.read(1 << 24):
-                nbytes += len(chunk)
-    return time.perf_counter() - t, nbytes
 
 
 def main() -> None:
@@ -74,17 +49,7 @@ def main() -> None:
     budgets = {"device": args.device, "host_memory": int(args.host * csr)}
     if args.device_share is not None:
         budgets["device_memory"] = int(args.device_share * csr)
-    floor = {}
-    for state in ("cold", "warm"):
-        if state == "cold":
-            drop_cached(path)
-        seconds, nbytes = read_all(path)
-        floor[state] = {"seconds": seconds, "bytes": nbytes, "gbps": nbytes / seconds / 1e9}
-        print(f"read the store {state}: {nbytes / 1e9:.2f} GB in {seconds:.2f} s ({floor[state]['gbps']:.2f} GB/s)", file=sys.stderr, flush=True)
-    # Where dropping pages has no effect (some overlay file systems), the cold read is the cache's.
-    floor["cold"]["from_disk"] = floor["cold"]["gbps"] < 0.8 * floor["warm"]["gbps"]
-    if not floor["cold"]["from_disk"]:
-        print("the page cache kept the store's pages (posix_fadvise had no effect here): cold figures are the cache's", file=sys.stderr, flush=True)
+    floor = storage_floor(path)
     *sources, spare = picked(g, args.sources + 1, seed=11)
     gt.bfs(gt.open(path), spare, **budgets)  # kernels compiled, not timed
     rows = []
