@@ -19,14 +19,12 @@ iterations).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, copy_gbps, drop_cached, kronecker_store, machine_info, picked, publish, storage_floor
+from harness import copy_gbps, drop_cached, kronecker_graph, kronecker_meta, kronecker_parser, picked, publish, storage_floor
 
 import graphtier as gt
 
@@ -69,23 +67,12 @@ def warm_up(args) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scale", type=int, default=25)
-    p.add_argument("--format", default="ef")
-    p.add_argument("--device-share", type=float, default=0.25, help="device_memory as a share of the CSR size (default 0.25)")
-    p.add_argument("--host", type=float, default=0.2, help="host_memory as a share of the CSR size (default 0.2)")
-    p.add_argument("--device", default="cuda")
+    p = kronecker_parser(__doc__.split("\n\n")[0], scale=25)
+    p.add_argument("--device-share", type=float, default=0.25, help="device_memory for the graph as a share of its CSR size, the vertex state on top (default 0.25)")
     p.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=list(ALGORITHMS))
     p.add_argument("--sample", type=int, default=100_000, help="vertices compared with the CPU backend's run (0: no CPU run)")
-    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graph is built, and found again by later runs")
-    p.add_argument("--out", default=RESULTS_DIR)
-    p.add_argument("--tag", help="appended to the results' file names")
     args = p.parse_args()
-    Path(args.dir).mkdir(parents=True, exist_ok=True)
-    path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
-    g = gt.open(path)
-    csr = 8 * (g.n_vertices + 1) + 4 * g.n_edges
-    store_bytes = int(g.chunk_sizes().sum())
+    path, g, csr, store_bytes = kronecker_graph(args)
     for_graph, host = int(args.device_share * csr), int(args.host * csr)
     if max(for_graph, host) >= store_bytes:
         sys.exit(f"the budgets for the graph ({for_graph:,} bytes on the device, {host:,} on the host) must both be below the store's {store_bytes:,} bytes")
@@ -134,19 +121,11 @@ def main() -> None:
                 }
             )
             print(rows[-1], file=sys.stderr, flush=True)
-    meta = {
-        "command": " ".join(sys.argv),
-        "args": vars(args),
-        "graph": f"kron{args.scale} {args.format}",
-        "n_vertices": g.n_vertices,
-        "n_edges": g.n_edges,
-        "store_bytes": store_bytes,
-        "csr_bytes": csr,
+    meta = kronecker_meta(args, g, csr, store_bytes) | {
         "budgets": {"device_memory": f"the vertex state + {for_graph}", "host_memory": host},
         "source": source,
         "floor": floor,
         "pinned_h2d_gbps": pcie,
-        "machine": machine_info(),
     }
     publish(
         "beyond_memory",

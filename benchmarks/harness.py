@@ -6,6 +6,7 @@ measured side by side, and name the device).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -13,6 +14,7 @@ import re
 import socket
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -33,6 +35,47 @@ def kronecker_store(scale: int, path: Path, fmt: str, seed: int = 0) -> str:
         gt.build(gt.generators.kronecker(scale, seed=seed), path, format=fmt, symmetrize=True, drop_self_loops=True, memory_budget="48GiB", progress=False)
         print(f"built {path.name} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     return str(path)
+
+
+def kronecker_parser(description: str, scale: int) -> argparse.ArgumentParser:
+    """The options of a benchmark on one Kronecker store under budgets: --scale, --format,
+    --device, --host (host_memory as a share of the CSR size), --dir, --out and --tag."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--scale", type=int, default=scale)
+    p.add_argument("--format", default="ef")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--host", type=float, default=0.2, help="host_memory as a share of the CSR size (default 0.2)")
+    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graph is built, and found again by later runs")
+    p.add_argument("--out", default=RESULTS_DIR)
+    p.add_argument("--tag", help="appended to the results' file names")
+    return p
+
+
+def kronecker_graph(args: argparse.Namespace) -> tuple[Path, Any, int, int]:
+    """``kronecker_parser``'s store, built in ``--dir`` the first time: (path, handle, CSR size
+    8 (n + 1) + 4 m, the store's chunk bytes)."""
+    import graphtier as gt
+
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
+    path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
+    g = gt.open(path)
+    return path, g, 8 * (g.n_vertices + 1) + 4 * g.n_edges, int(g.chunk_sizes().sum())
+
+
+def kronecker_meta(args: argparse.Namespace, g, csr: int, store_bytes: int) -> dict[str, Any]:
+    """What the results of a ``kronecker_parser`` benchmark record first: the command, the graph
+    and its sizes, the machine."""
+    return {
+        "command": " ".join(sys.argv),
+        "args": vars(args),
+        "graph": f"kron{args.scale} {args.format}",
+        "n_vertices": g.n_vertices,
+        "n_edges": g.n_edges,
+        "n_chunks": g.chunks().n_chunks,
+        "store_bytes": store_bytes,
+        "csr_bytes": csr,
+        "machine": machine_info(),
+    }
 
 
 def picked(g, count: int, seed: int) -> list[int]:

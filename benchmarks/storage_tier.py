@@ -17,35 +17,21 @@ query under the same budgets from another source runs first, untimed (kernels co
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from harness import RESULTS_DIR, drop_cached, kronecker_store, machine_info, picked, publish, storage_floor
+from harness import drop_cached, kronecker_graph, kronecker_meta, kronecker_parser, picked, publish, storage_floor
 
 import graphtier as gt
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--scale", type=int, default=24)
-    p.add_argument("--format", default="ef")
-    p.add_argument("--host", type=float, default=0.2, help="host_memory as a share of the CSR size (default 0.2)")
+    p = kronecker_parser(__doc__.split("\n")[0], scale=24)
     p.add_argument("--device-share", type=float, default=None, help="device_memory as a share of the CSR size (default: the device's free memory)")
-    p.add_argument("--device", default="cuda")
     p.add_argument("--sources", type=int, default=4)
-    p.add_argument("--dir", default=tempfile.gettempdir(), help="where the graph is built, and found again by later runs")
-    p.add_argument("--out", default=RESULTS_DIR)
-    p.add_argument("--tag", help="appended to the results' file names")
     args = p.parse_args()
-    Path(args.dir).mkdir(parents=True, exist_ok=True)
-    path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
-    g = gt.open(path)
-    csr = 8 * (g.n_vertices + 1) + 4 * g.n_edges
-    store_bytes = int(g.chunk_sizes().sum())
+    path, g, csr, store_bytes = kronecker_graph(args)
     budgets = {"device": args.device, "host_memory": int(args.host * csr)}
     if args.device_share is not None:
         budgets["device_memory"] = int(args.device_share * csr)
@@ -81,18 +67,9 @@ def main() -> None:
     for state in ("cold", "warm"):
         mine = [r for r in rows if r["state"] == state]
         rows.append({"state": f"{state}, median", "wall_s": round(statistics.median(r["wall_s"] for r in mine), 3), "wall_over_floor": round(statistics.median(r["wall_over_floor"] for r in mine), 2)})
-    meta = {
-        "command": " ".join(sys.argv),
-        "args": vars(args),
-        "graph": f"kron{args.scale} {args.format}",
-        "n_vertices": g.n_vertices,
-        "n_edges": g.n_edges,
-        "n_chunks": len(g.chunk_sizes()),
-        "store_bytes": store_bytes,
-        "csr_bytes": csr,
+    meta = kronecker_meta(args, g, csr, store_bytes) | {
         "budgets": {k: v for k, v in budgets.items() if k != "device"},
         "floor": floor,
-        "machine": machine_info(),
     }
     publish(
         "storage_tier",
