@@ -78,6 +78,11 @@ class MemoryChunks:
     def read(self, ids) -> list[np.ndarray]:
         return [self.blobs[c] for c in ids]
 
+    def stored_bytes(self, ids) -> list[int]:
+        from graphtier.tiering.storage import CRC_BYTES
+
+        return [len(self.blobs[c]) + CRC_BYTES for c in ids]
+
     def corrupt(self, message: str, c: int):
         from graphtier.errors import CorruptChunkError
 

@@ -6,6 +6,7 @@ and its ids against the vertex count. Kernels then index without bounds checks.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ import numpy as np
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..errors import CorruptChunkError
 from .budget import allocating
-from .storage import CRC_BYTES, ChunkStore, WeightStore, core_threads
+from .storage import CRC_BYTES, READ_BATCH, ChunkStore, WeightStore, core_threads, mapped_ahead
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
 # payload and its edges' weights start (byte offsets into the memory the kernel reads; on the GPU,
@@ -195,29 +196,41 @@ def load_resident(
     store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None, memory=HostArena
 ) -> ResidentGraph:
     """Every chunk, validated, in one arena made by ``memory`` (``HostArena``, or the GPU's, which
-    spares a copy on the host); each followed by its edges' weights with ``weights``. Chunks are
-    checked and placed by a thread each at a time (the decoders let go of the GIL); a damaged store
-    names its first damaged chunk."""
-    blobs = store.read(range(store.n_chunks))
-    headers = list(core_threads("resident").map(lambda c: validated(store, codec, c, blobs[c], indptr, n_vertices, chunk_edges, id_dtype)[0], range(len(blobs))))
-    table = np.zeros((len(blobs), TABLE_COLUMNS), np.int64)
-    offset = 0
-    for c, (blob, h) in enumerate(zip(blobs, headers)):
-        table[c] = (offset, offset + h.index_start, offset + h.payload_start, h.n_edges, h.first_src, offset + weights_start(len(blob), h.payload_start) if weights else ABSENT)
-        offset += unit_bytes(len(blob), h.payload_start, h.n_edges, weights is not None)
-    with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", offset, memory.where):
-        arena = memory.empty(offset)
-    read = sum(len(b) for b in blobs) + CRC_BYTES * len(blobs)
-    ends = [*table[1:, CHUNK_START], offset]
-    list(core_threads("resident").map(lambda c: memory.put(arena, int(table[c, CHUNK_START]), np.frombuffer(blobs[c], np.uint8), int(ends[c])), range(len(blobs))))
-    if weights is not None:
-        values, nbytes = weights.read(range(store.n_chunks))
+    spares a copy on the host); each followed by its edges' weights with ``weights``. The arena is
+    laid out from the chunks' stored sizes (a chunk's weights at most a line past its bytes); the
+    chunks then come a batch at a time, the next batch read while a thread per core checks and
+    places this one's (the decoders let go of the GIL), so that no more than two batches wait in
+    memory beside the arena. A damaged store names its first damaged chunk."""
+    n = store.n_chunks
+    sizes = [size - CRC_BYTES for size in store.stored_bytes(range(n))]
+    n_edges = int(indptr[-1])
+    edges = [min(chunk_edges, n_edges - c * chunk_edges) for c in range(n)]
+    units = [pad_line(size + (LINE_BYTES - 1 + 4 * e if weights else 0)) for size, e in zip(sizes, edges)]
+    starts = np.concatenate([[0], np.cumsum(units, dtype=np.int64)])
+    with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", int(starts[-1]), memory.where):
+        arena = memory.empty(int(starts[-1]))
+    table = np.zeros((n, TABLE_COLUMNS), np.int64)
 
-        def place_weights(c: int) -> None:
-            w = validated_weights(weights, c, values[c], int(table[c, CHUNK_EDGES])).view(np.uint8)
-            start = int(table[c, WEIGHTS_START])
-            memory.put(arena, start, w, start + len(w))
+    def place(c: int, blob: np.ndarray, values: np.ndarray | None) -> int:
+        """Chunk ``c`` validated and placed (zeros up to the next one), its weights after it: the bytes it took from the store."""
+        h = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)[0]
+        if len(blob) != sizes[c]:
+            raise store.corrupt("chunk changed in the store since its size was read", c)
+        start = int(starts[c])
+        table[c] = (start, start + h.index_start, start + h.payload_start, h.n_edges, h.first_src, start + weights_start(len(blob), h.payload_start) if weights else ABSENT)
+        memory.put(arena, start, np.frombuffer(blob, np.uint8), int(starts[c + 1]))
+        if values is None:
+            return len(blob) + CRC_BYTES
+        w = validated_weights(weights, c, values, h.n_edges).view(np.uint8)
+        memory.put(arena, int(table[c, WEIGHTS_START]), w, int(table[c, WEIGHTS_START]) + len(w))
+        return len(blob) + CRC_BYTES + weights.stored_bytes(values)
 
-        list(core_threads("resident").map(place_weights, range(len(values))))
-        read += nbytes
-    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": read, "store_reads_max": 1, "store_read_bytes": {1: read}})
+    def read(group: range) -> tuple[list, list]:
+        return store.read(group), weights.read(group)[0] if weights is not None else [None] * len(group)
+
+    groups = [range(c, min(c + READ_BATCH, n)) for c in range(0, n, READ_BATCH)]
+    nbytes = 0
+    with contextlib.closing(mapped_ahead("reads", read, ((group,) for group in groups), ahead=1)) as batches:
+        for group, (blobs, values) in zip(groups, batches):
+            nbytes += sum(core_threads("resident").map(place, group, blobs, values))
+    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": nbytes, "store_reads_max": 1, "store_read_bytes": {1: nbytes}})
