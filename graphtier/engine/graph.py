@@ -343,7 +343,7 @@ class Graph:
 
     def _load_resident(self, reverse: bool, weights: bool, memory) -> ResidentGraph:
         ws = self.weight_store(reverse) if weights else None
-        return load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws, memory)
+        return load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws, memory, self._kept_chunk_sizes(reverse))
 
     def on_device(self, reverse: bool = False, weights: bool = False) -> DeviceGraph:
         """The resident graph on the GPU, unchanged (the whole graph must fit there): its chunks
@@ -384,12 +384,16 @@ class Graph:
         every query asks and opening ``adj`` through Zarr costs milliseconds."""
 
         def size() -> int:
-            chunks = self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
+            chunks = self._kept_chunk_sizes(reverse)
             e = self._array(schema.ADJ, reverse).shape[0]
             edges = [min(self.chunk_edges, e - c) for c in range(0, e, self.chunk_edges)]
             return resident_bytes(chunks, edges, self.n_vertices, weights)
 
         return self._once(("resident_size", weights), reverse, size)
+
+    def _kept_chunk_sizes(self, reverse: bool) -> np.ndarray:
+        """``chunk_sizes``, listed once per handle: sizing a query and loading the graph both need them."""
+        return self._once("chunk_sizes", reverse, lambda: self.chunk_sizes(reverse))
 
     def chunk_sizes(self, reverse: bool = False) -> np.ndarray:
         """Each ``adj`` chunk's encoded bytes, its checksum left out (from the store's listing)."""

@@ -15,7 +15,7 @@ import numpy as np
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..errors import CorruptChunkError
 from .budget import allocating
-from .storage import CRC_BYTES, READ_BATCH, ChunkStore, WeightStore, core_threads, mapped_ahead
+from .storage import CRC_BYTES, TWO_PER_CORE, ChunkStore, WeightStore, core_threads, mapped_ahead
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
 # payload and its edges' weights start (byte offsets into the memory the kernel reads; on the GPU,
@@ -193,16 +193,26 @@ class HostArena:
 
 
 def load_resident(
-    store: ChunkStore, codec: GraphChunkCodec, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype, weights: WeightStore | None = None, memory=HostArena
+    store: ChunkStore,
+    codec: GraphChunkCodec,
+    indptr: np.ndarray,
+    n_vertices: int,
+    chunk_edges: int,
+    id_dtype: np.dtype,
+    weights: WeightStore | None = None,
+    memory=HostArena,
+    sizes: Sequence[int] | None = None,
 ) -> ResidentGraph:
     """Every chunk, validated, in one arena made by ``memory`` (``HostArena``, or the GPU's, which
     spares a copy on the host); each followed by its edges' weights with ``weights``. The arena is
-    laid out from the chunks' stored sizes (a chunk's weights at most a line past its bytes); the
-    chunks then come a batch at a time, the next batch read while a thread per core checks and
-    places this one's (the decoders let go of the GIL), so that no more than two batches wait in
-    memory beside the arena. A damaged store names its first damaged chunk."""
+    laid out from the chunks' stored sizes less their checksums (``sizes``, where the caller has
+    listed them already; a chunk's weights at most a line past its bytes); the chunks then come a
+    batch at a time, the next batch read while a thread per core checks and places this one's (the
+    decoders let go of the GIL), so that no more than two batches wait in memory beside the arena.
+    A damaged store names its first damaged chunk."""
     n = store.n_chunks
-    sizes = [size - CRC_BYTES for size in store.stored_bytes(range(n))]
+    if sizes is None:
+        sizes = [size - CRC_BYTES for size in store.stored_bytes(range(n))]
     n_edges = int(indptr[-1])
     edges = [min(chunk_edges, n_edges - c * chunk_edges) for c in range(n)]
     units = [pad_line(size + (LINE_BYTES - 1 + 4 * e if weights else 0)) for size, e in zip(sizes, edges)]
@@ -228,7 +238,7 @@ def load_resident(
     def read(group: range) -> tuple[list, list]:
         return store.read(group), weights.read(group)[0] if weights is not None else [None] * len(group)
 
-    groups = [range(c, min(c + READ_BATCH, n)) for c in range(0, n, READ_BATCH)]
+    groups = [range(c, min(c + TWO_PER_CORE, n)) for c in range(0, n, TWO_PER_CORE)]
     nbytes = 0
     with contextlib.closing(mapped_ahead("reads", read, ((group,) for group in groups), ahead=1)) as batches:
         for group, (blobs, values) in zip(groups, batches):

@@ -24,7 +24,7 @@ from ..codecs import HEADER_BYTES, ChunkHeader, read_header
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
 
 CRC_BYTES = 4
-READ_BATCH = 2 * (os.cpu_count() or 1)  # chunks read at once where threads check them as they come: a batch each
+TWO_PER_CORE = 2 * (os.cpu_count() or 1)  # work handed to a thread per core at once, so that none waits for its next
 
 
 class ChunkStore:
@@ -219,9 +219,9 @@ def _core_threads(purpose: str, pid: int) -> ThreadPoolExecutor:
 
 def mapped_ahead(purpose: str, fn: Callable, items: Iterable[tuple], ahead: int | None = None) -> Iterator:
     """``fn(*item)`` of each item, in order, worked out on ``purpose``'s threads at most ``ahead``
-    (default: two per core) ahead of the one taken: parallel, yet the results held at once stay
+    (default ``TWO_PER_CORE``) ahead of the one taken: parallel, yet the results held at once stay
     few however many items come. Work not yet taken when the caller stops (an error) is cancelled."""
-    pool, ahead = core_threads(purpose), ahead or 2 * (os.cpu_count() or 1)
+    pool, ahead = core_threads(purpose), ahead or TWO_PER_CORE
     pending: deque = deque()
     try:
         for item in items:
