@@ -7,8 +7,9 @@ PCIe floors.
 
 Budgets are shares of the graph's CSR size (8 (n + 1) + 4 m bytes): ``device_memory`` is the
 algorithm's vertex state (what its in-memory run charged) plus ``--device-share`` of it for the
-graph, ``host_memory`` ``--host`` of it; both shares must leave less than the store's own size. Each out-of-core query runs on a fresh handle, cold
-(the store's pages dropped from the page cache first) then warm. Its floors: the store bytes it
+graph, ``host_memory`` ``--host`` of it; both shares must leave less than the store's own size.
+Each out-of-core query runs on a fresh handle, cold (the store's pages dropped from the page cache
+first) then warm. Its floors: the store bytes it
 read at the disk's cold bandwidth (``harness.storage_floor``), and the bytes it moved to the device
 (copied or read in place) at this machine's pinned host-to-device bandwidth (``harness.copy_gbps``;
 on the CPU backend, none). References: the whole graph in memory on ``--device`` (BFS distances and
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from harness import copy_gbps, drop_cached, kronecker_graph, kronecker_meta, kronecker_parser, picked, publish, storage_floor
+from harness import copy_gbps, csr_bytes, drop_cached, kronecker_graph, kronecker_meta, kronecker_parser, picked, publish, storage_floor
 
 import graphtier as gt
 
@@ -47,7 +48,7 @@ def agrees(r, reference, sample: np.ndarray) -> bool:
 
 def budgets(g: gt.Graph, state_bytes: int, args) -> dict:
     """``--device-share`` and ``--host`` of ``g``'s CSR size, the vertex state on top on the device."""
-    csr = 8 * (g.n_vertices + 1) + 4 * g.n_edges
+    csr = csr_bytes(g)
     return {"device": args.device, "device_memory": state_bytes + int(args.device_share * csr), "host_memory": int(args.host * csr)}
 
 

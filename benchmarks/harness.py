@@ -51,6 +51,11 @@ def kronecker_parser(description: str, scale: int) -> argparse.ArgumentParser:
     return p
 
 
+def csr_bytes(g) -> int:
+    """The graph's size as CSR (8-byte offsets, 4-byte ids): what benchmarks' budgets are shares of."""
+    return 8 * (g.n_vertices + 1) + 4 * g.n_edges
+
+
 def kronecker_graph(args: argparse.Namespace) -> tuple[Path, Any, int, int]:
     """``kronecker_parser``'s store, built in ``--dir`` the first time: (path, handle, CSR size
     8 (n + 1) + 4 m, the store's chunk bytes)."""
@@ -59,7 +64,7 @@ def kronecker_graph(args: argparse.Namespace) -> tuple[Path, Any, int, int]:
     Path(args.dir).mkdir(parents=True, exist_ok=True)
     path = Path(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{args.format}.gt", args.format))
     g = gt.open(path)
-    return path, g, 8 * (g.n_vertices + 1) + 4 * g.n_edges, int(g.chunk_sizes().sum())
+    return path, g, csr_bytes(g), int(g.chunk_sizes().sum())
 
 
 def kronecker_meta(args: argparse.Namespace, g, csr: int, store_bytes: int) -> dict[str, Any]:

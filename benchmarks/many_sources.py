@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
+from harness import RESULTS_DIR, csr_bytes, kronecker_store, machine_info, picked, publish
 
 import graphtier as gt
 
@@ -73,8 +73,8 @@ def main() -> None:
     for fmt in args.formats:
         g = gt.open(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-{fmt}.gt", fmt))
         sources = picked(g, args.sources, 16)
-        csr_bytes = 8 * (g.n_vertices + 1) + 4 * g.n_edges
-        for budget, options in (("resident", {}), (f"{args.budget:.0%} of CSR", {"device_memory": int(args.budget * csr_bytes), "zero_copy": "auto"})):
+        csr = csr_bytes(g)
+        for budget, options in (("resident", {}), (f"{args.budget:.0%} of CSR", {"device_memory": int(args.budget * csr), "zero_copy": "auto"})):
             rows.append({"format": fmt, "budget": budget, "sources": args.sources} | measure(g, sources, args.check, args.device, options))
             print(rows[-1], file=sys.stderr, flush=True)
     publish("many_sources", rows, {"command": " ".join(["many_sources.py", *sys.argv[1:]]), "args": vars(args), "machine": machine_info()}, args.out)

@@ -37,20 +37,20 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from harness import RESULTS_DIR, kronecker_store, machine_info, picked, publish
+from harness import RESULTS_DIR, csr_bytes, kronecker_store, machine_info, picked, publish
 
 import graphtier as gt
 
 
 def split(args) -> list[dict]:
     g = gt.open(kronecker_store(args.scale, Path(args.dir) / f"kron{args.scale}-ef.gt", "ef"))
-    csr_bytes = 8 * (g.n_vertices + 1) + 4 * g.n_edges
+    csr = csr_bytes(g)
     sources = picked(g, args.sources, 1)
-    print(f"kron{args.scale}: {g.n_vertices:,} vertices, {g.n_edges:,} edges; ef chunks {sum(g.chunk_sizes()):,} bytes; CSR {csr_bytes:,} bytes", file=sys.stderr)
+    print(f"kron{args.scale}: {g.n_vertices:,} vertices, {g.n_edges:,} edges; ef chunks {sum(g.chunk_sizes()):,} bytes; CSR {csr:,} bytes", file=sys.stderr)
     warm_up(gt.open(kronecker_store(18, Path(args.dir) / "kron18-ef.gt", "ef")), args)
     rows = []
     for name, call, share in (("bfs", lambda s, **o: gt.bfs(g, s, **o), args.budget), ("pagerank", lambda s, **o: gt.pagerank(g, **o), args.pagerank_budget)):
-        budget = {"device_memory": int(share * csr_bytes), "zero_copy": "auto"}
+        budget = {"device_memory": int(share * csr), "zero_copy": "auto"}
         for source in sources if name == "bfs" else [None]:
             reference, baseline = {}, {}  # for each kind of call: one GPU's first result, and its median row
             for n in args.gpus:
