@@ -727,6 +727,22 @@ def test_two_tiers_that_hold_the_graph_together_read_it_once(sym, moved):
             assert all(it["host_misses"] <= max(n - k - h, 0) + n * (i < 2) for i, it in enumerate(s["iterations"]))
 
 
+def test_sweeps_keep_in_the_host_tier_what_the_device_does_not(sym):
+    """Sweeps over a graph larger than the two tiers together: the host tier keeps chunks the
+    device does not (least recently used, it would keep the sweep's last chunks and lose each one
+    before the next sweep reaches it), so later sweeps find them there; ranks as in memory."""
+    g = fresh(sym).g
+    n = n_chunks(g)
+    k = h = n // 4
+    tol = 1e-4 / g.n_vertices  # several sweeps
+    resident = gt.pagerank(g, tol=tol, device="cpu")
+    D = resident.stats["state_bytes"] + fixed_bytes(g) + k * slot_bytes(g)
+    r = gt.pagerank(fresh(sym).g, tol=tol, device="cpu", device_memory=D, host_memory=h * slot_bytes(g))
+    np.testing.assert_array_equal(r.ranks, resident.ranks)
+    later = r.stats["iterations"][1:]
+    assert later and all(it["host_hits"] >= h // 2 for it in later), [it["host_hits"] for it in later]
+
+
 def test_every_chunk_in_a_slot_of_its_own(sym, moved):
     """A budget that holds every chunk at its own size, though not as many slots of the largest
     chunk's size: each chunk is loaded once and stays; later queries step aside."""

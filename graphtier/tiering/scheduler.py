@@ -40,7 +40,9 @@ Both tiers evict the least recently used chunk; hits go first, so the chunks an 
 last are the ones the next one finds. Where the host tier cannot hold the graph, chunks read from
 the store also fill device slots that are free or hold chunks the host tier holds too, and each
 chunk copied so is the host tier's next to go: the tiers then hold different chunks, and a graph
-they hold together is read from the store once.
+they hold together is read from the store once. A sweep instead evicts, in both tiers, the chunk
+it needs again last (the host tier first those the device holds): least recently used would keep
+a sweep's last chunks, each lost before the next sweep reaches it.
 """
 
 from __future__ import annotations
@@ -519,7 +521,8 @@ class Scheduler:
         and the next misses, copied while the previous round's kernels run (so that a vertex's
         sums over its chunks add up in the same order under every budget). A miss takes the slot
         of the chunk the sweep needs again last (Belady's choice for a cyclic order: behind the
-        cursor, the latest), so a prefix of the graph stays on the device across sweeps."""
+        cursor, the latest), so a prefix of the graph stays on the device across sweeps, and the
+        next part of it in the host tier."""
         n = chunks.stop
         in_place = self.zero_copy == "always"
         overlap = self.device.n_slots >= OVERLAP_SLOTS
@@ -585,9 +588,10 @@ class Scheduler:
         v1 = int(np.searchsorted(indptr, c1 * self.chunk_edges, side="left"))
         return max(v0, 0), min(v1, self.n_vertices)
 
-    def _to_host(self, it: dict, chunks: list[int]) -> dict[int, int]:
+    def _to_host(self, it: dict, chunks: list[int], last: Callable[[int], object] | None = None) -> dict[int, int]:
         """Host slots of ``chunks``, reading the missing ones (and their weights) from the store,
-        validated; their headers, indexes and sidecar values go to the device the first time."""
+        validated, into slots ``last`` chooses (see ``SlotCache.place``); their headers, indexes
+        and sidecar values go to the device the first time."""
         missing = [c for c in chunks if c not in self.host]
         if missing:  # the tiers change: a static table made before would point at other chunks
             self._static = None
@@ -603,7 +607,7 @@ class Scheduler:
             blobs = self.store.read(missing) if missing else []
             with contextlib.closing(mapped_ahead("validate", self._validated, zip(missing, blobs, weights))) as validated_chunks:
                 for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, validated_chunks):
-                    self._hold(c, chunks, blob, checked)
+                    self._hold(c, chunks, blob, checked, last)
                     self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
                     it["bytes_store_read"] += int(self.stored_bytes[c])
                     if not self.derived[c]:
@@ -624,11 +628,11 @@ class Scheduler:
             raise self.store.corrupt("chunk changed in the store since it was opened", c)
         return h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
 
-    def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None) -> None:
+    def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None, last: Callable[[int], object] | None) -> None:
         """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
         whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
         the slot free, so that no later query finds a chunk that never arrived."""
-        slot, _ = self.host.place(c, keep=keep)
+        slot, _ = self.host.place(c, keep=keep, last=last)
         try:
             self.memory.host_waits(self.host.fence[slot])
             view = self.memory.host_view(slot)
@@ -682,8 +686,9 @@ class Scheduler:
     def _copy(self, it: dict, chunks: list[int], keep=None, last=None) -> dict[int, int]:
         """Device slots for ``chunks``, filled from the host tier on the copy stream; the slots of
         ``keep`` (default: ``chunks``) are not taken, and ``last`` chooses among the others (see
-        ``SlotCache.place``)."""
-        host = self._to_host(it, chunks)
+        ``SlotCache.place``); in the host tier too, after the chunks the device holds (so that
+        the tiers hold different chunks)."""
+        host = self._to_host(it, chunks, None if last is None else lambda x: (x in self.device, last(x)))
         return self._fill(it, host, chunks, keep=chunks if keep is None else keep, last=last)
 
     def _fill(self, it: dict, host: dict[int, int], chunks: list[int], keep, last=None, spare_only: bool = False) -> dict[int, int]:
