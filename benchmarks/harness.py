@@ -116,10 +116,12 @@ def store_files(path: Path) -> list[Path]:
 
 
 def drop_cached(path: Path) -> None:
-    """Asks the kernel to drop the store's pages from the page cache (clean pages: nothing is lost)."""
+    """Asks the kernel to drop the store's pages from the page cache (written back first: the
+    kernel keeps dirty pages, such as those of a store just built, whatever it is advised)."""
     for f in store_files(path):
         fd = os.open(f, os.O_RDONLY)
         try:
+            os.fsync(fd)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)
