@@ -74,7 +74,7 @@ class CpuOperators:
         """``advance`` to a fixpoint in one call over a graph in memory (``Run.advance``'s ``drain``),
         the room after ``output``'s vertices its ring: ``output`` is left as it was."""
         fmt = self.run.format
-        kernel = ops.drain_kernel(fmt.neighbors, f.fn, weighted)
+        kernel = ops.drain_kernel(fmt.neighbors, fmt.push, f.fn, weighted)
         ids, n, every = self._set(input)
         indptr, words, weights, ce = self._graph(source, weighted)
         (table,) = source.rounds()

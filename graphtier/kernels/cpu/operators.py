@@ -113,10 +113,31 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
 
 
 @functools.cache
-def drain_kernel(neighbors, functor, weighted: bool):
+def _first_time(functor):
+    """``functor`` that holds for u only the first time it does while u waits (``marks``): a
+    format's push visitor, which appends every id the functor accepts, then queues u once.
+    Its state is ``(the functor's state, marks)``."""
+
+    @njit(inline="always", _nrt=False)
+    def step(v, u, e, w, s):
+        state, marks = s
+        if functor(v, u, e, w, state) and not marks[u]:
+            marks[u] = True
+            return True
+        return False
+
+    return step
+
+
+@functools.cache
+def drain_kernel(neighbors, push, functor, weighted: bool):
     """``drain`` compiled for one format and functor: ``advance``'s loop with a ring (``queue``,
     room for every vertex that may wait) in place of the output queue, and ``seen`` (cleared)
-    marking the vertices pushed from. Every chunk is in memory: no table row is ``ABSENT``."""
+    marking the vertices pushed from. Every chunk is in memory: no table row is ``ABSENT``. A
+    format's fused visitor (``ef``'s) appends to the ring in place where the list's ids fit
+    before its end (it does not wrap), so unweighted drains decode and visit in one loop."""
+    fused = push is not None and not weighted
+    step = _first_time(functor)
 
     @compiled()
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, queue, marks, seen, scratch):
@@ -133,15 +154,19 @@ def drain_kernel(neighbors, functor, weighted: bool):
                 lo, hi = indptr[v], indptr[v + 1]
                 while lo < hi:
                     c, start, end = _segment(lo, hi, chunk_edges, shift)
-                    wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
-                    ids = neighbors(words, table, c, v, lo - start, end - start, buf)
-                    for k in range(len(ids)):
-                        u = ids[k]
-                        if functor(v, u, lo + k, weights[wbase + lo + k] if weighted else ONE, state) and not marks[u]:
-                            marks[u] = True
-                            queue[tail] = u
-                            tail = tail + 1 if tail + 1 < room else 0
-                            pending += 1
+                    if fused and tail + end - lo <= room:
+                        last = push(words, table, c, v, lo - start, end - start, buf, step, (state, marks), lo, queue, tail)
+                        pending += last - tail
+                        tail = last if last < room else 0
+                    else:
+                        wbase = table[c, WEIGHTS_START] // 4 - start if weighted else 0
+                        ids = neighbors(words, table, c, v, lo - start, end - start, buf)
+                        for k in range(len(ids)):
+                            u = ids[k]
+                            if step(v, u, lo + k, weights[wbase + lo + k] if weighted else ONE, (state, marks)):
+                                queue[tail] = u
+                                tail = tail + 1 if tail + 1 < room else 0
+                                pending += 1
                     lo = end
                 if pending == 0:
                     break
