@@ -156,15 +156,15 @@ def test_a_store_replaced_between_reads_of_a_query_is_refused(tmp_path, monkeypa
     source = int(np.argmax(np.diff(g.indptr())))
     budgets = {"device": "cpu", "device_memory": 150_000, "host_memory": 30_000, "direction": "push"}
     expected = gt.bfs(gt.build(new, tmp_path / "new.gt", **kw), source, device="cpu", direction="push").distances
-    read, reads = storage.ChunkStore.read, []
+    fetch, reads = storage.ChunkStore.fetch, []
 
     def replacing(self, chunk_ids):
         reads.append(list(chunk_ids))
         if len(reads) == 3:
             gt.build(new, path, overwrite=True, **kw)
-        return read(self, chunk_ids)
+        return fetch(self, chunk_ids)
 
-    monkeypatch.setattr(storage.ChunkStore, "read", replacing)
+    monkeypatch.setattr(storage.ChunkStore, "fetch", replacing)
     with pytest.raises(gt.StoreReplacedError, match=f"{path} was replaced while it was being read; open it again"):
         gt.bfs(g, source, **budgets)
     assert len(reads) >= 3

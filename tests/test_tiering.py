@@ -133,21 +133,21 @@ def directed(request, tmp_path_factory) -> Case:
 def moved(monkeypatch):
     """Bytes really copied to the simulated device, and really read (with their crc) from the store."""
     seen = {"copied": 0, "copies": 0, "read": 0, "reads": 0}
-    copy, read = memory.CpuMemory.copy, storage.ChunkStore.read
+    copy, fetch = memory.CpuMemory.copy, storage.ChunkStore.fetch
 
     def counting_copy(self, dst, src, nbytes, after=None):
         seen["copied"] += nbytes
         seen["copies"] += 1
         return copy(self, dst, src, nbytes, after)
 
-    def counting_read(self, chunk_ids):
-        blobs = read(self, chunk_ids)
-        seen["read"] += sum(len(b) + storage.CRC_BYTES for b in blobs)
-        seen["reads"] += len(blobs)
-        return blobs
+    def counting_fetch(self, chunk_ids):
+        fetched = fetch(self, chunk_ids)
+        seen["read"] += sum(len(b) for b in fetched)  # as stored: the crc included
+        seen["reads"] += len(fetched)
+        return fetched
 
     monkeypatch.setattr(memory.CpuMemory, "copy", counting_copy)
-    monkeypatch.setattr(storage.ChunkStore, "read", counting_read)
+    monkeypatch.setattr(storage.ChunkStore, "fetch", counting_fetch)
     return seen
 
 
@@ -170,7 +170,7 @@ def check_accounting(r: gt.BFSResult, moved: dict, device_memory: int, host_memo
     s = r.stats
     assert s["device_memory"] == device_memory and s["host_memory"] == host_memory
     assert s["bytes_host_to_device"] == moved["copied"], "bytes_host_to_device != bytes CpuMemory.copy moved"
-    assert s["bytes_store_read"] == moved["read"], "bytes_store_read != bytes ChunkStore.read returned (+crc)"
+    assert s["bytes_store_read"] == moved["read"], "bytes_store_read != bytes ChunkStore.fetch returned"
     assert len(s["iterations"]) == s["levels"]
     for key in COUNTERS:
         assert s[key] == sum(it[key] for it in s["iterations"]), key

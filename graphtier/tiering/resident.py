@@ -207,8 +207,8 @@ def load_resident(
     spares a copy on the host); each followed by its edges' weights with ``weights``. The arena is
     laid out from the chunks' stored sizes less their checksums (``sizes``, where the caller has
     listed them already; a chunk's weights at most a line past its bytes); the chunks then come a
-    batch at a time, the next batch read while a thread per core checks and places this one's (the
-    decoders let go of the GIL), so that no more than two batches wait in memory beside the arena.
+    batch at a time, the next batch read while a thread per core checks (checksum, then contents)
+    and places this one's (the checksum and the decoders let go of the GIL), so that no more than two batches wait in memory beside the arena.
     A damaged store names its first damaged chunk."""
     n = store.n_chunks
     if sizes is None:
@@ -221,8 +221,10 @@ def load_resident(
         arena = memory.empty(int(starts[-1]))
     table = np.zeros((n, TABLE_COLUMNS), np.int64)
 
-    def place(c: int, blob: np.ndarray, values: np.ndarray | None) -> int:
-        """Chunk ``c`` validated and placed (zeros up to the next one), its weights after it: the bytes it took from the store."""
+    def place(c: int, raw, values: np.ndarray | None) -> int:
+        """Chunk ``c`` as fetched, checked, validated and placed (zeros up to the next one), its
+        weights after it: the bytes it took from the store."""
+        blob = store.checked(c, raw)
         h = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)[0]
         if len(blob) != sizes[c]:
             raise store.corrupt("chunk changed in the store since its size was read", c)
@@ -236,7 +238,7 @@ def load_resident(
         return len(blob) + CRC_BYTES + weights.stored_bytes(values)
 
     def read(group: range) -> tuple[list, list]:
-        return store.read(group), weights.read(group)[0] if weights is not None else [None] * len(group)
+        return store.fetch(group), weights.read(group)[0] if weights is not None else [None] * len(group)
 
     groups = [range(c, min(c + TWO_PER_CORE, n)) for c in range(0, n, TWO_PER_CORE)]
     nbytes = 0

@@ -604,9 +604,9 @@ class Scheduler:
         derived = []
         try:
             weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
-            blobs = self.store.read(missing) if missing else []
-            with contextlib.closing(mapped_ahead("validate", self._validated, zip(missing, blobs, weights))) as validated_chunks:
-                for c, blob, w, (h, offsets, dst, checked) in zip(missing, blobs, weights, validated_chunks):
+            fetched = self.store.fetch(missing) if missing else []
+            with contextlib.closing(mapped_ahead("validate", self._validated, zip(missing, fetched, weights))) as validated_chunks:
+                for c, w, (blob, h, offsets, dst, checked) in zip(missing, weights, validated_chunks):
                     self._hold(c, chunks, blob, checked, last)
                     self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
                     it["bytes_store_read"] += int(self.stored_bytes[c])
@@ -620,13 +620,15 @@ class Scheduler:
         self._load_indexes(it, slots, derived)
         return slots
 
-    def _validated(self, c: int, blob: np.ndarray, weights: np.ndarray | None) -> tuple:
-        """Chunk ``c`` checked as it came from the store, on a worker thread: (header, offsets,
-        dst, weights), as ``validated`` and ``validated_weights`` give them."""
+    def _validated(self, c: int, raw, weights: np.ndarray | None) -> tuple:
+        """Chunk ``c`` checked as it came from the store (``ChunkStore.fetch``), on a worker
+        thread: (bytes, header, offsets, dst, weights), as ``ChunkStore.checked``, ``validated``
+        and ``validated_weights`` give them."""
+        blob = self.store.checked(c, raw)
         h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
         if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
             raise self.store.corrupt("chunk changed in the store since it was opened", c)
-        return h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
+        return blob, h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
 
     def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None, last: Callable[[int], object] | None) -> None:
         """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
