@@ -208,8 +208,8 @@ def load_resident(
     laid out from the chunks' stored sizes less their checksums (``sizes``, where the caller has
     listed them already; a chunk's weights at most a line past its bytes); the chunks then come a
     batch at a time, the next batch read while a thread per core checks (checksum, then contents)
-    and places this one's (the checksum and the decoders let go of the GIL), so that no more than two batches wait in memory beside the arena.
-    A damaged store names its first damaged chunk."""
+    and places this one's (the checksum and the decoders let go of the GIL), so that no more than
+    two batches wait in memory beside the arena. A damaged store names its first damaged chunk."""
     n = store.n_chunks
     if sizes is None:
         sizes = [size - CRC_BYTES for size in store.stored_bytes(range(n))]
