@@ -97,19 +97,28 @@ def test_parts_are_kept_for_the_next_call(graphs):
     assert parts.kept_processes() == []
 
 
-def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs):
+def test_a_killed_part_stops_the_others_and_leaves_nothing(graphs, monkeypatch):
     """SIGKILL to one part mid-run: the call raises PartDiedError, the other parts are stopped, and
-    the shared memory the merges and results went through is gone; the next call starts new parts."""
-    shm = lambda: {p.name for glob in ("psm_*", "graphtier-parts-*") for p in Path("/dev/shm").glob(glob)} if Path("/dev/shm").is_dir() else set()
+    the shared memory the merges and results went through is gone; the next call starts new parts.
+    Only this call's shared memory is looked for: tests running beside it make their own."""
+    made = []
+    start = parts.Parts.__init__
+
+    def recording(self, *args):
+        try:
+            start(self, *args)
+        finally:
+            made.extend(Path(p) for p in (f"/dev/shm/{self.memory.name}", getattr(self, "outbox", None)) if p)
+
+    monkeypatch.setattr(parts.Parts, "__init__", recording)
     parts.close()  # parts another test kept would be the ones killed, and this call's would run on
-    before = shm()
     me = psutil.Process()
     killer = threading.Thread(target=_kill_a_part, args=(me,), daemon=True)
     killer.start()
     with pytest.raises(gt.PartDiedError, match="died"):
         gt.pagerank(graphs["kron-sym-ef"], device="cpu", devices=2, tol=0.0, max_iter=200_000)  # never converges: runs until killed (20,000 iterations take about a second)
     killer.join()
-    assert parts.kept_processes() == [] and shm() <= before
+    assert parts.kept_processes() == [] and made and not [p for p in made if p.exists()]
     one = gt.bfs(graphs["kron-sym-ef"], 0, device="cpu")
     np.testing.assert_array_equal(gt.bfs(graphs["kron-sym-ef"], 0, device="cpu", devices=2).distances, one.distances)
     parts.close()
