@@ -688,10 +688,16 @@ class Scheduler:
     def _copy(self, it: dict, chunks: list[int], keep=None, last=None) -> dict[int, int]:
         """Device slots for ``chunks``, filled from the host tier on the copy stream; the slots of
         ``keep`` (default: ``chunks``) are not taken, and ``last`` chooses among the others (see
-        ``SlotCache.place``); in the host tier too, after the chunks the device holds (so that
-        the tiers hold different chunks)."""
-        host = self._to_host(it, chunks, None if last is None else lambda x: (x in self.device, last(x)))
+        ``SlotCache.place``); in the host tier too, after the chunks the device holds, those it
+        will keep longest first (so that the tiers hold different chunks)."""
+        host = self._to_host(it, chunks, None if last is None else self._apart(last))
         return self._fill(it, host, chunks, keep=chunks if keep is None else keep, last=last)
+
+    def _apart(self, last: Callable[[int], tuple]) -> Callable[[int], tuple]:
+        """The host tier's choice beside a device that evicts by ``last`` (largest first): the
+        chunks the device holds go first, smallest ``last`` (kept there longest) first, then the
+        others by ``last``."""
+        return lambda x: (True, tuple(-v for v in last(x))) if x in self.device else (False, last(x))
 
     def _fill(self, it: dict, host: dict[int, int], chunks: list[int], keep, last=None, spare_only: bool = False) -> dict[int, int]:
         """Device slots for ``chunks``, copied from their slots in ``host`` on the copy stream, and
