@@ -21,8 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-import psutil
-
 SORT_PREFIX = ".graphtier-sort-"
 _TAG = r"(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-(?P<start>\d+)"
 _SORT = re.compile(re.escape(SORT_PREFIX) + _TAG + r"-[0-9a-z_]+")
@@ -34,6 +32,8 @@ def _host() -> str:
 
 def _start_time(pid: int) -> int | None:
     """The process's start time in hundredths of a second, or None when no such process runs."""
+    import psutil  # on use: every command imports this module, few name temporaries
+
     try:
         p = psutil.Process(pid)
         if p.status() == psutil.STATUS_ZOMBIE:
@@ -65,6 +65,8 @@ def owner_gone(match: re.Match) -> bool:
     """Whether the owner named by a matched tag ran on this host and no longer runs."""
     if match["host"] != _host():
         return False
+    import psutil
+
     try:
         start = _start_time(int(match["pid"]))
     except psutil.AccessDenied:
