@@ -12,7 +12,7 @@ import zarr
 
 from .. import codecs as graph_codecs
 from .. import store as schema
-from ..errors import CorruptChunkError, StoreError, StoreReplacedError
+from ..errors import CorruptChunkError, GraphtierError, StoreError, StoreReplacedError
 from ..kernels.cuda.runtime import DeviceArena, DeviceGraph, Workspace
 from ..partition.graffix import Clusters, cluster_edges
 from ..tiering.budget import allocating
@@ -88,7 +88,12 @@ class Graph:
 
     def _once(self, what: object, reverse: bool, load):
         if (what, reverse) not in self._loaded:
-            loaded = load()
+            try:
+                loaded = load()
+            except GraphtierError:  # chunks not as this handle listed them: a store rebuilt since explains it
+                if not self._unchanged():
+                    raise StoreReplacedError(self.location) from None
+                raise
             if not self._unchanged():
                 raise StoreReplacedError(self.location)
             self._loaded[what, reverse] = loaded
@@ -426,6 +431,7 @@ class Graph:
                 self.weight_store(reverse) if weights else None,
                 sidecars,
                 chunks,
+                self._kept_chunk_sizes(reverse),
             ),
         )
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -238,7 +238,8 @@ def plan_device(
 
 class Scheduler:
     """One graph (forward or reverse) under a device budget for chunks and a host budget; with
-    ``weights``, each chunk travels with its edges' weights; ``sidecars`` are kept on the device."""
+    ``weights``, each chunk travels with its edges' weights; ``sidecars`` are kept on the device.
+    ``sizes``: each chunk's stored bytes less its checksum, where the caller has listed them."""
 
     def __init__(
         self,
@@ -255,6 +256,7 @@ class Scheduler:
         weights: WeightStore | None = None,
         sidecars: tuple[Sidecar, ...] = (),
         chunks: range | None = None,
+        sizes: Sequence[int] | None = None,
     ):
         if zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {zero_copy!r}")
@@ -262,7 +264,7 @@ class Scheduler:
         self.n_vertices, self.chunk_edges, self.id_dtype = n_vertices, chunk_edges, id_dtype
         self.host_indptr = indptr
         n = store.n_chunks
-        headers = store.headers(range(n))
+        headers = store.headers(range(n), sizes)
         self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)

@@ -87,16 +87,18 @@ class ChunkStore:
         except CorruptChunkError as e:
             return e
 
-    def headers(self, chunk_ids: Sequence[int]) -> list[ChunkHeader]:
-        """Only the headers, by byte-range reads; ``total_bytes`` is checked against the stored size."""
+    def headers(self, chunk_ids: Sequence[int], sizes: Sequence[int] | None = None) -> list[ChunkHeader]:
+        """Only the headers, by byte-range reads; ``total_bytes`` is checked against the stored
+        size less the checksum (``sizes``, where the caller has listed them already)."""
         req = RangeByteRequest(0, HEADER_BYTES)
         raw = self._gather([self._store.get(self.key(c), prototype=default_buffer_prototype(), byte_range=req) for c in chunk_ids], chunk_ids)
-        sizes = self.stored_bytes(chunk_ids)
+        if sizes is None:
+            sizes = [size - CRC_BYTES for size in self.stored_bytes(chunk_ids)]
         out = []
         for c, b, size in zip(chunk_ids, raw, sizes):
             head = self._present(c, b).as_numpy_array().view(np.uint8)
             try:
-                h = read_header(head, self.format, nbytes=size - CRC_BYTES)
+                h = read_header(head, self.format, nbytes=int(size))
             except CorruptChunkError as e:
                 raise self.corrupt(e.detail, c) from None
             out.append(h)
