@@ -172,6 +172,20 @@ def test_a_store_replaced_between_reads_of_a_query_is_refused(tmp_path, monkeypa
     np.testing.assert_array_equal(gt.bfs(gt.open(path), source, **budgets).distances, expected)
 
 
+@pytest.mark.parametrize("budgets", [{}, {"device_memory": 150_000, "host_memory": 30_000}], ids=["resident", "streamed"])
+def test_a_store_rebuilt_after_its_chunks_were_listed_is_refused(tmp_path, budgets):
+    """A handle lists its chunks' sizes (sizing a query), then a rebuild with overwrite replaces
+    the store before the graph is loaded: the load finds chunks not as listed, and the query
+    stops with StoreReplacedError rather than call the new build's chunks damaged."""
+    first = gt.generators.kronecker(SCALE + 3, edge_factor=8, seed=7)
+    path, kw = tmp_path / "g.gt", {"chunk_edges": 2048, "progress": False}
+    g = gt.build(first, path, **kw)
+    g.indptr(), g.resident_size()  # indptr and the sizes, read and kept
+    gt.build(successor("another graph", first), path, overwrite=True, **kw)
+    with pytest.raises(gt.StoreReplacedError, match=f"{path} was replaced while it was being read; open it again"):
+        gt.bfs(g, 0, device="cpu", direction="push", **budgets)
+
+
 def test_the_store_is_checked_once_per_batch_of_reads(tmp_path, monkeypatch):
     """What the check costs: one read of the root metadata after each operator call that read
     chunks from the store, however many it read (and one more when a read fails)."""
