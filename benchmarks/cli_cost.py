@@ -32,7 +32,7 @@ TARGET_S = 1.5
 IMPORT = "import time; t = time.perf_counter(); import graphtier.cli; print(time.perf_counter() - t)"
 PROFILE = "import cProfile, sys; from graphtier import cli; cProfile.run('cli.main(sys.argv[2:])', sys.argv[1])"
 # what the ``graphtier`` script runs (its entry point), so that the same works where only a checkout is on the path
-CLI = [sys.executable, "-m", "graphtier.cli"]
+CLI = [sys.executable, "-m", "graphtier"]
 
 
 def bfs_args(store: Path, device: str) -> list[str]:

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import graphtier as gt
+from graphtier import __main__ as launcher
 from graphtier import cli
 from graphtier.cli import main
 
@@ -74,11 +75,12 @@ def test_console_script_help():
 
 
 def test_the_command_exits_through_console(tmp_path):
-    """The installed command and ``python -m graphtier.cli`` both run ``console``: its output whole,
-    exit handlers run (a split run's parts are stopped by one), then a quick exit with main's code."""
+    """The installed command, ``python -m graphtier`` and ``python -m graphtier.cli`` all run
+    ``cli.console``: its output whole, exit handlers run (a split run's parts are stopped by one),
+    then a quick exit with main's code."""
     scripts = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
     module, name = scripts["graphtier"].split(":")
-    assert getattr(importlib.import_module(module), name) is cli.console
+    assert getattr(importlib.import_module(module), name) is launcher.console
     store, mark = tmp_path / "g.gt", tmp_path / "handler-ran"
     gt.build(gt.generators.kronecker(8, seed=1), store, progress=False)
     code = f"import atexit, pathlib; atexit.register(pathlib.Path({str(mark)!r}).touch); from graphtier.cli import console; console()"
@@ -86,6 +88,21 @@ def test_the_command_exits_through_console(tmp_path):
     assert done.returncode == 0 and json.loads(done.stdout)["n_vertices"] == 256 and mark.exists(), done.stderr
     done = subprocess.run([sys.executable, "-c", code, "info", str(tmp_path / "missing.gt")], check=False, capture_output=True, text=True)
     assert done.returncode == cli.EXIT_STORE and done.stderr.startswith("graphtier: "), done.stderr
+    done = subprocess.run([sys.executable, "-m", "graphtier", "info", str(store), "--json"], check=False, capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["n_vertices"] == 256, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "cpu"),
+    [(["bfs", "g.gt", "--device", "cpu"], True), (["bfs", "g.gt", "--device=cpu"], True), (["bfs", "g.gt"], False), (["bfs", "g.gt", "--device", "cuda"], False), (["info", "cpu"], False)],
+)
+def test_the_command_starts_the_driver_unless_told_the_cpu(argv, cpu):
+    assert launcher.on_cpu(argv) is cpu
+
+
+def test_starting_the_driver_never_fails():
+    """On a machine without CUDA's driver (this one, on CI) as on one with it."""
+    launcher.start_driver()
 
 
 def test_output_reader_gone_away_is_no_traceback(tmp_path):
