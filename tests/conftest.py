@@ -95,9 +95,10 @@ class MemoryChunks:
 def resident_from_blobs(codec, blobs: list, indptr, chunk_edges: int, dtype=np.uint32):
     """Encoded chunks loaded, and validated, exactly as the engine loads a store's."""
     from graphtier.tiering.resident import load_resident
+    from graphtier.tiering.stored import StoredGraph
 
     indptr = np.asarray(indptr, np.int64)
-    return load_resident(MemoryChunks(blobs), codec, indptr, len(indptr) - 1, chunk_edges, np.dtype(dtype))
+    return load_resident(StoredGraph(MemoryChunks(blobs), codec, indptr, len(indptr) - 1, chunk_edges, np.dtype(dtype)))
 
 
 def resident_graph(codec, indptr, indices, chunk_edges: int, dtype=np.uint32):

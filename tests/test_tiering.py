@@ -418,7 +418,7 @@ def test_rounds_hold_each_needed_chunk_once_with_its_bytes(sym, zero_copy):
     layout = np.array([(h.index_start, h.payload_start, h.n_edges) for h in g.chunks().headers(range(n))])
     rng = np.random.default_rng(1)
     for k, h in ((1, 1), (2, 1), (2, 3), (4, 2), (n // 2, n), (n, 2)):
-        sched = Scheduler(g.chunks(), g.codec, g.indptr(), g.n_vertices, g.chunk_edges, g.id_dtype, "cpu", fixed_bytes(g) + k * slot, h * slot, zero_copy)
+        sched = Scheduler(g.stored(), "cpu", fixed_bytes(g) + k * slot, h * slot, zero_copy)
         for _ in range(12):
             need = np.where(rng.random(n) < 0.6, rng.integers(1, layout[:, 2] + 1), 0)
             seen = np.zeros(n, int)

@@ -42,7 +42,7 @@ from ..partition.sort import pack, unpack
 from ..runtime import Config
 from ..runtime.run import graphs_read, shared_budgets, state_fits, state_of
 from ..tiering.budget import check_budgets
-from ..tiering.resident import resident_bytes, unit_bytes, validated
+from ..tiering.resident import resident_bytes, unit_bytes
 from ..tiering.scheduler import OVERLAP_SLOTS, Scheduler, device_left, host_slot_count, plan_device, resident_fits, slot_size
 from ..tiering.storage import CRC_BYTES
 from .graph import Graph
@@ -297,12 +297,12 @@ class _Measure:
         load checks them, a few chunks at a time."""
         from .build import RECODE_BATCH
 
-        chunks, codec = self.g.chunks(), self.g.codec
+        stored = self.g.stored()
         src, dst = [], []
         for lo in range(0, len(chunk_ids), RECODE_BATCH):
             ids = [int(c) for c in chunk_ids[lo : lo + RECODE_BATCH]]
-            for c, blob in zip(ids, chunks.read(ids)):
-                h, offsets, d = validated(chunks, codec, c, blob, self.indptr, self.V, self.C, self.g.id_dtype)
+            for c, blob in zip(ids, stored.chunks.read(ids)):
+                h, offsets, d = stored.validated(c, blob)
                 s = np.repeat(np.arange(h.first_src, h.first_src + h.n_local, dtype=np.int64), np.diff(offsets))
                 keep = slice(None) if want is None else want[s]
                 src.append(s[keep])

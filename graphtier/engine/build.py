@@ -18,7 +18,7 @@ from ..partition.order import ORDERS
 from ..partition.pipeline import MAX_VERTICES, Edges, Transposer, count_sources, partition, reorder
 from ..partition.sources import open_source
 from ..tiering.budget import parse_size
-from ..tiering.resident import validated, validated_weights
+from ..tiering.stored import validated_weights
 from .graph import Graph
 from .graph import open as open_graph
 
@@ -218,15 +218,15 @@ def _copy_adjacency(old: Graph, reverse: bool, into: zarr.Group, layout: dict) -
     """Copy one part of ``old`` (the graph, or its reverse) a few chunks at a time, each through the
     checks a query's load makes, so that a damaged source stops the copy naming its chunk rather
     than passing on what Zarr reads for it (fill values for a missing chunk)."""
-    chunks, codec, indptr = old.chunks(reverse), old.codec, old.indptr(reverse)
-    weights = old.weight_store(reverse) if old.weighted else None
+    stored = old.stored(reverse, weights=old.weighted)
+    chunks, weights = stored.chunks, stored.weights
 
     def blocks() -> Iterator[Edges]:
         for lo in range(0, chunks.n_chunks, RECODE_BATCH):
             ids = range(lo, min(lo + RECODE_BATCH, chunks.n_chunks))
             values = weights.read(ids)[0] if weights is not None else [None] * len(ids)
             for c, blob, w in zip(ids, chunks.read(ids), values):
-                h, offsets, dst = validated(chunks, codec, c, blob, indptr, old.n_vertices, old.chunk_edges, old.id_dtype)
+                h, offsets, dst = stored.validated(c, blob)
                 src = np.repeat(np.arange(h.first_src, h.first_src + h.n_local, dtype=dst.dtype), np.diff(offsets))
                 yield src, dst, (validated_weights(weights, c, w, h.n_edges) if weights is not None else None)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -19,6 +20,7 @@ from ..tiering.budget import allocating
 from ..tiering.resident import HostArena, ResidentGraph, indptr_problem, load_resident, resident_bytes
 from ..tiering.scheduler import Scheduler, resident_fits
 from ..tiering.storage import CRC_BYTES, ChunkStore, WeightStore, read_vector
+from ..tiering.stored import StoredGraph
 
 KEPT_AFTER_OUT_OF_MEMORY = ("indptr", "chunk_sizes")  # host arrays of the store, not of any query
 
@@ -347,8 +349,17 @@ class Graph:
         return self._kept("resident", reverse, weights, lambda: self._load_resident(reverse, weights, HostArena))
 
     def _load_resident(self, reverse: bool, weights: bool, memory) -> ResidentGraph:
+        return load_resident(self._loadable(reverse, weights), memory)
+
+    def stored(self, reverse: bool = False, weights: bool = False) -> StoredGraph:
+        """``adj`` (or its reverse) as the tiers read it and check each chunk; with its edges'
+        weights with ``weights``."""
         ws = self.weight_store(reverse) if weights else None
-        return load_resident(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws, memory, self._kept_chunk_sizes(reverse))
+        return StoredGraph(self.chunks(reverse), self.codec, self.indptr(reverse), self.n_vertices, self.chunk_edges, self.id_dtype, ws)
+
+    def _loadable(self, reverse: bool, weights: bool) -> StoredGraph:
+        """``stored``, with the chunk sizes this handle listed once (sizing a query lists them too)."""
+        return dataclasses.replace(self.stored(reverse, weights), sizes=self._kept_chunk_sizes(reverse))
 
     def on_device(self, reverse: bool = False, weights: bool = False) -> DeviceGraph:
         """The resident graph on the GPU, unchanged (the whole graph must fit there): its chunks
@@ -417,22 +428,7 @@ class Graph:
         return self._once(
             key,
             reverse,
-            lambda: Scheduler(
-                self.chunks(reverse),
-                self.codec,
-                self.indptr(reverse),
-                self.n_vertices,
-                self.chunk_edges,
-                self.id_dtype,
-                backend,
-                chunk_budget,
-                host_budget,
-                zero_copy,
-                self.weight_store(reverse) if weights else None,
-                sidecars,
-                chunks,
-                self._kept_chunk_sizes(reverse),
-            ),
+            lambda: Scheduler(self._loadable(reverse, weights), backend, chunk_budget, host_budget, zero_copy, sidecars, chunks),
         )
 
     def evict_device(self) -> None:

@@ -21,8 +21,8 @@ from tqdm.auto import tqdm
 from .. import store as schema
 from ..errors import CorruptChunkError, StoreError
 from ..partition.order import levels
-from ..tiering.resident import validated, validated_weights
 from ..tiering.storage import CRC_BYTES, read_vector
+from ..tiering.stored import StoredGraph, validated_weights
 from .build import degree_summary
 from .graph import Graph, centres_problem, copies_problem, layers_problem, perm_problem
 
@@ -147,7 +147,7 @@ def _check_part(graph: Graph, reverse: bool, report: VerifyReport, bar) -> _Sums
                 if indptr is None:  # no indptr to hold the chunk to: its own checks only
                     codec.checked_lists(blob, graph.n_vertices)
                     continue
-                h, offsets, dst = validated(chunks, codec, c, blob, indptr, graph.n_vertices, graph.chunk_edges, graph.id_dtype)
+                h, offsets, dst = StoredGraph(chunks, codec, indptr, graph.n_vertices, graph.chunk_edges, graph.id_dtype).validated(c, blob)
             except (CorruptChunkError, StoreError) as e:
                 report.problems.append(_problem(e, chunks.name, c))
                 continue

@@ -232,7 +232,6 @@ class CudaOperators:
 
     def to_host(self, a) -> np.ndarray:
         """Into pinned host memory (from CuPy's pool: a result let go serves the next), which the
-        copy engine writes at full speed; as ``cupyx.empty_pinned`` makes it, without importing
-        ``cupyx``, which imports SciPy's sparse matrices (0.39 s of a cold CLI call on a GPU host)."""
+        copy engine writes at full speed; as ``cupyx.empty_pinned`` makes it."""
         out = np.ndarray(a.shape, a.dtype, buffer=self.cupy.cuda.alloc_pinned_memory(a.nbytes))
         return a.get(out=out)

@@ -1,7 +1,7 @@
 """A whole graph held in one buffer of encoded chunks: the device tier when everything fits.
 
-Every chunk is checked here, once, before any kernel may touch it: its header against ``indptr``
-and its ids against the vertex count. Kernels then index without bounds checks.
+Every chunk is checked as it is placed (``StoredGraph.checked``), once, before any kernel may
+touch it. Kernels then index without bounds checks.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..codecs import ChunkHeader, GraphChunkCodec
-from ..errors import CorruptChunkError
 from .budget import allocating
-from .storage import CRC_BYTES, TWO_PER_CORE, ChunkStore, WeightStore, core_threads, mapped_ahead
+from .storage import CRC_BYTES, TWO_PER_CORE, core_threads, mapped_ahead
+from .stored import StoredGraph, validated_weights
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
 # payload and its edges' weights start (byte offsets into the memory the kernel reads; on the GPU,
@@ -94,55 +93,6 @@ def indptr_problem(indptr: np.ndarray, n_vertices: int, n_edges: int) -> tuple[s
     return None
 
 
-def expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int, int, int]:
-    """(edge count, first source, last source) that chunk ``c`` must hold, from ``indptr`` alone."""
-    n_edges = int(indptr[-1])
-    lo, hi = c * chunk_edges, min(n_edges, (c + 1) * chunk_edges)
-    first = int(np.searchsorted(indptr, lo, side="right")) - 1
-    last = int(np.searchsorted(indptr, hi - 1, side="right")) - 1
-    return hi - lo, first, last
-
-
-def check_chunk(store: ChunkStore, c: int, header: ChunkHeader, offsets: np.ndarray, indptr: np.ndarray, chunk_edges: int, id_dtype: np.dtype) -> None:
-    """The chunk must hold exactly the sub-lists ``indptr`` assigns to it."""
-    n, first, last = expected_sources(indptr, c, chunk_edges)
-    if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != id_dtype.itemsize:
-        raise store.corrupt(f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} ({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}", c)
-    start = c * chunk_edges
-    expected = np.clip(indptr[first : last + 2], start, start + n) - start if n else np.zeros(1, np.int64)
-    if not np.array_equal(offsets, expected):
-        raise store.corrupt("sub-list lengths disagree with indptr", c)
-
-
-def validated(
-    store: ChunkStore, codec: GraphChunkCodec, c: int, blob: np.ndarray, indptr: np.ndarray, n_vertices: int, chunk_edges: int, id_dtype: np.dtype
-) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
-    """Chunk ``c``'s header and decoded sub-lists (offsets, dst), once its bytes have passed every
-    check a kernel relies on."""
-    try:
-        h, offsets, dst = codec.checked_lists(blob, n_vertices)
-    except CorruptChunkError as e:
-        raise store.corrupt(e.detail, c) from None
-    check_chunk(store, c, h, offsets, indptr, chunk_edges, id_dtype)
-    return h, offsets, dst
-
-
-def validated_weights(store: WeightStore, c: int, weights: np.ndarray, n_edges: int) -> np.ndarray:
-    """Chunk ``c``'s weights, its first ``n_edges``, once they are known to be finite numbers within
-    the range the build recorded."""
-    if len(weights) < n_edges:
-        raise store.corrupt(f"holds {len(weights)} weights for {n_edges} edges", c)
-    weights = weights[:n_edges]
-    bad = ~np.isfinite(weights)
-    if store.bounds is not None:  # outside the recorded range is damage: algorithms trust that range
-        bad |= (weights < np.float64(store.bounds[0])) | (weights > np.float64(store.bounds[1]))
-    if bad.any():
-        i = int(np.argmax(bad))
-        where = f", outside the recorded {store.bounds[0]}..{store.bounds[1]}" if store.bounds is not None else ""
-        raise store.corrupt(f"weight of edge {c * store.chunk_edges + i} is {weights[i]}{where}", c)
-    return weights
-
-
 # What a warp reads of 32 consecutive ids or weights. Chunks start on a line in every tier, so a
 # kernel finds where lines start from a chunk's own offsets, the same under every budget (the
 # lanes that sum a list's shares, and so float sums, do not depend on where the chunk lies).
@@ -192,29 +142,17 @@ class HostArena:
         arena[start + len(data) : end] = 0
 
 
-def load_resident(
-    store: ChunkStore,
-    codec: GraphChunkCodec,
-    indptr: np.ndarray,
-    n_vertices: int,
-    chunk_edges: int,
-    id_dtype: np.dtype,
-    weights: WeightStore | None = None,
-    memory=HostArena,
-    sizes: Sequence[int] | None = None,
-) -> ResidentGraph:
+def load_resident(graph: StoredGraph, memory=HostArena) -> ResidentGraph:
     """Every chunk, validated, in one arena made by ``memory`` (``HostArena``, or the GPU's, which
-    spares a copy on the host); each followed by its edges' weights with ``weights``. The arena is
-    laid out from the chunks' stored sizes less their checksums (``sizes``, where the caller has
-    listed them already; a chunk's weights at most a line past its bytes); the chunks then come a
+    spares a copy on the host); each followed by its edges' weights where ``graph`` has them. The
+    arena is laid out from the chunks' sizes (``graph.chunk_sizes()``; a chunk's weights at most a line past
+    its bytes); the chunks then come a
     batch at a time, the next batch read while a thread per core checks (checksum, then contents)
     and places this one's (the checksum and the decoders let go of the GIL), so that no more than
     two batches wait in memory beside the arena. A damaged store names its first damaged chunk."""
+    store, weights, sizes = graph.chunks, graph.weights, graph.chunk_sizes()
     n = store.n_chunks
-    if sizes is None:
-        sizes = [size - CRC_BYTES for size in store.stored_bytes(range(n))]
-    n_edges = int(indptr[-1])
-    edges = [min(chunk_edges, n_edges - c * chunk_edges) for c in range(n)]
+    edges = graph.chunk_edge_counts()
     units = [pad_line(size + (LINE_BYTES - 1 + 4 * e if weights else 0)) for size, e in zip(sizes, edges)]
     starts = np.concatenate([[0], np.cumsum(units, dtype=np.int64)])
     with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", int(starts[-1]), memory.where):
@@ -224,10 +162,7 @@ def load_resident(
     def place(c: int, raw, values: np.ndarray | None) -> int:
         """Chunk ``c`` as fetched, checked, validated and placed (zeros up to the next one), its
         weights after it: the bytes it took from the store."""
-        blob = store.checked(c, raw)
-        h = validated(store, codec, c, blob, indptr, n_vertices, chunk_edges, id_dtype)[0]
-        if len(blob) != sizes[c]:
-            raise store.corrupt("chunk changed in the store since its size was read", c)
+        blob, h, _, _ = graph.checked(c, raw)
         start = int(starts[c])
         table[c] = (start, start + h.index_start, start + h.payload_start, h.n_edges, h.first_src, start + weights_start(len(blob), h.payload_start) if weights else ABSENT)
         memory.put(arena, start, np.frombuffer(blob, np.uint8), int(starts[c + 1]))
@@ -245,4 +180,6 @@ def load_resident(
     with contextlib.closing(mapped_ahead("reads", read, ((group,) for group in groups), ahead=1)) as batches:
         for group, (blobs, values) in zip(groups, batches):
             nbytes += sum(core_threads("resident").map(place, group, blobs, values))
-    return ResidentGraph(arena, table, indptr, n_vertices, chunk_edges, codec.format, id_dtype, {"bytes_store_read": nbytes, "store_reads_max": 1, "store_read_bytes": {1: nbytes}})
+    return ResidentGraph(
+        arena, table, graph.indptr, graph.n_vertices, graph.chunk_edges, graph.codec.format, graph.id_dtype, {"bytes_store_read": nbytes, "store_reads_max": 1, "store_read_bytes": {1: nbytes}}
+    )

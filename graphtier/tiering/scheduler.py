@@ -49,12 +49,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..codecs import GraphChunkCodec
 from ..codecs.header import pad8
 from ..errors import GraphtierError, OutOfMemoryError
 from .budget import allocating
@@ -68,12 +67,11 @@ from .resident import (
     TABLE_COLUMNS,
     WEIGHTS_START,
     unit_bytes,
-    validated,
-    validated_weights,
     weights_start,
 )
 from .slots import SlotCache
-from .storage import CRC_BYTES, ChunkStore, WeightStore, mapped_ahead
+from .storage import CRC_BYTES, mapped_ahead
+from .stored import StoredGraph, validated_weights
 
 # Read a chunk in place (zero-copy) when an iteration needs at most this share of its edges: a
 # kernel reading mapped memory pays for whole 32-byte sectors and for a lower bandwidth than a copy.
@@ -237,34 +235,27 @@ def plan_device(
 
 
 class Scheduler:
-    """One graph (forward or reverse) under a device budget for chunks and a host budget; with
-    ``weights``, each chunk travels with its edges' weights; ``sidecars`` are kept on the device.
-    ``sizes``: each chunk's stored bytes less its checksum, where the caller has listed them."""
+    """One graph (forward or reverse) under a device budget for chunks and a host budget; where
+    ``graph`` has weights, each chunk travels with its edges' weights; ``sidecars`` are kept on the
+    device."""
 
     def __init__(
         self,
-        store: ChunkStore,
-        codec: GraphChunkCodec,
-        indptr: np.ndarray,
-        n_vertices: int,
-        chunk_edges: int,
-        id_dtype: np.dtype,
+        graph: StoredGraph,
         backend: str,
         chunk_budget: int,
         host_budget: int,
         zero_copy: str = "auto",
-        weights: WeightStore | None = None,
         sidecars: tuple[Sidecar, ...] = (),
         chunks: range | None = None,
-        sizes: Sequence[int] | None = None,
     ):
         if zero_copy not in ZERO_COPY:
             raise ValueError(f"zero_copy must be one of {', '.join(ZERO_COPY)}, got {zero_copy!r}")
-        self.store, self.codec, self.zero_copy, self.weight_store, self.wanted_sidecars = store, codec, zero_copy, weights, sidecars
-        self.n_vertices, self.chunk_edges, self.id_dtype = n_vertices, chunk_edges, id_dtype
-        self.host_indptr = indptr
-        n = store.n_chunks
-        headers = store.headers(range(n), sizes)
+        self.graph, self.zero_copy, self.wanted_sidecars = graph, zero_copy, sidecars
+        self.store, self.weight_store = graph.chunks, graph.weights
+        self.n_vertices, self.chunk_edges, self.id_dtype, self.host_indptr = graph.n_vertices, graph.chunk_edges, graph.id_dtype, graph.indptr
+        store, weights, n = graph.chunks, graph.weights, graph.n_chunks
+        headers = store.headers(range(n), graph.chunk_sizes())
         self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)
@@ -276,8 +267,8 @@ class Scheduler:
         outside[self.mine.start : self.mine.stop] = False
         self._planned = np.where(outside, 0, self.unit_bytes)
         slot_bytes = slot_size(self._planned)
-        self.fixed_bytes = fixed_bytes(n_vertices, n)
-        left = device_left(chunk_budget, n_vertices, n, store.name)  # what the device region may take
+        self.fixed_bytes = fixed_bytes(graph.n_vertices, n)
+        left = device_left(chunk_budget, graph.n_vertices, n, store.name)  # what the device region may take
         host_slots = host_slot_count(max(1, len(self.mine)), host_budget, slot_bytes, store.name)
         memory = CudaMemory if backend == "cuda" else CpuMemory
         self.memory = memory(slot_bytes, host_slots, n)
@@ -288,7 +279,7 @@ class Scheduler:
         for side in self.sidecars:  # unknown until their chunk is validated
             self.memory.fill_device(self.plan.sidecars[side.name], sidecar_bytes(side, self.n_vertices), 0xFF)
         with allocating(f"indptr and the chunk tables of {store.name}", self.fixed_bytes, self.memory.device_side):
-            self.indptr = self.memory.array(indptr)
+            self.indptr = self.memory.array(graph.indptr)
             self._edges = self.memory.array(np.where(outside, 0, self.layout[:, CHUNK_EDGES]))
             self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))
         self.totals = dict.fromkeys(COUNTERS, 0)
@@ -297,7 +288,7 @@ class Scheduler:
         self.iterations: list[dict] = []
         self._needs = self.memory.xp.zeros((0, n), np.int64)  # each iteration's demand, until take_stats
         self._static = None  # (table, which chunks are read in place, slots) while nothing moves
-        self.round_vertices = (0, n_vertices)  # whose lists the round just yielded may hold (a sweep's: a range)
+        self.round_vertices = (0, graph.n_vertices)  # whose lists the round just yielded may hold (a sweep's: a range)
 
     def _allocate(self, left: int, slot_bytes: int) -> DevicePlan:
         """The largest plan within ``left`` bytes that the device can give, halving the budget
@@ -324,7 +315,7 @@ class Scheduler:
 
     def _plan(self, left: int, slot_bytes: int) -> DevicePlan:
         payloads = np.where(self._planned > 0, self.layout[:, PAYLOAD_START], -INDEX_SLACK)  # no index room for others' chunks
-        return plan_device(self._planned, payloads, self.codec.kernels_read_index, self.wanted_sidecars, self.n_vertices, left, slot_bytes, self.zero_copy, self.store.name)
+        return plan_device(self._planned, payloads, self.graph.codec.kernels_read_index, self.wanted_sidecars, self.n_vertices, left, slot_bytes, self.zero_copy, self.store.name)
 
     @property
     def sidecars(self) -> list[Sidecar]:
@@ -626,8 +617,7 @@ class Scheduler:
         """Chunk ``c`` checked as it came from the store (``ChunkStore.fetch``), on a worker
         thread: (bytes, header, offsets, dst, weights), as ``ChunkStore.checked``, ``validated``
         and ``validated_weights`` give them."""
-        blob = self.store.checked(c, raw)
-        h, offsets, dst = validated(self.store, self.codec, c, blob, self.host_indptr, self.n_vertices, self.chunk_edges, self.id_dtype)
+        blob, h, offsets, dst = self.graph.checked(c, raw)
         if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
             raise self.store.corrupt("chunk changed in the store since it was opened", c)
         return blob, h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
