@@ -523,6 +523,27 @@ def test_missing_chunk_named(sym, tmp_path):
     assert e.value.chunk == c
 
 
+def test_chunks_read_into_a_buffer_are_the_stored_ones_checked(sym, tmp_path):
+    """``ChunkStore.read_into`` (the resident load's read, straight from a local store's file)
+    gives what Zarr's read gives, from a directory and from a zip; a chunk whose file changed size
+    since the sizes were listed, or whose bytes changed, is refused naming it."""
+    zipped = tmp_path / "g.zip"
+    gt.recode(sym.g, zipped)
+    for location in (sym.g.location, zipped):
+        g = gt.open(location)
+        chunks, sizes = g.chunks(), g.chunk_sizes()
+        for c in range(chunks.n_chunks):
+            out = np.empty(sizes[c], np.uint8)
+            chunks.read_into(c, out)
+            assert np.array_equal(out, chunks.read([c])[0]), (location, c)
+        with pytest.raises(gt.CorruptChunkError, match=r"chunk 0\b.*changed in the store since its size was read"):
+            chunks.read_into(0, np.empty(sizes[0] + 8, np.uint8))
+    store, c = corrupted_copy(sym, tmp_path, flip_middle)
+    g = gt.open(store)
+    with pytest.raises(gt.CorruptChunkError, match=rf"chunk {c}\b.*crc32c"):
+        g.chunks().read_into(c, np.empty(g.chunk_sizes()[c], np.uint8))
+
+
 # --- 6: the slot caches -----------------------------------------------------------------------
 
 

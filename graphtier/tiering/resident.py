@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .budget import allocating
-from .storage import CRC_BYTES, TWO_PER_CORE, core_threads, mapped_ahead
+from .storage import CRC_BYTES, core_threads
 from .stored import StoredGraph, validated_weights
 
 # Columns of the chunk table that kernels use to find a chunk: where the chunk, its index, its
@@ -127,59 +127,60 @@ def resident_bytes(chunk_bytes: Sequence[int], chunk_edges: Sequence[int], n_ver
 
 
 class HostArena:
-    """Where ``load_resident`` places a graph's chunks: a host buffer (the CPU's resident graph)."""
+    """Where ``load_resident`` places a graph's chunks: a host buffer (the CPU's resident graph),
+    each chunk read straight into its place there."""
 
     where = "host"
 
-    @staticmethod
-    def empty(nbytes: int) -> np.ndarray:
-        return np.empty(nbytes, np.uint8)  # each byte written once: the chunks, then what pads them
+    def __init__(self, nbytes: int):
+        self.bytes = np.empty(nbytes, np.uint8)  # each byte written once: the chunks, then what pads them
 
-    @staticmethod
-    def put(arena, start: int, data: np.ndarray, end: int) -> None:
+    @contextlib.contextmanager
+    def chunk(self, start: int, nbytes: int, end: int):
+        """Where a chunk's ``nbytes`` are read to and checked, then kept at ``start``; zeros after
+        them up to ``end``."""
+        yield self.bytes[start : start + nbytes]
+        self.bytes[start + nbytes : end] = 0
+
+    def put(self, start: int, data: np.ndarray, end: int) -> None:
         """``data`` (bytes) at ``start``, zeros after it up to ``end``."""
-        arena[start : start + len(data)] = data
-        arena[start + len(data) : end] = 0
+        self.bytes[start : start + len(data)] = data
+        self.bytes[start + len(data) : end] = 0
 
 
 def load_resident(graph: StoredGraph, memory=HostArena) -> ResidentGraph:
     """Every chunk, validated, in one arena made by ``memory`` (``HostArena``, or the GPU's, which
-    spares a copy on the host); each followed by its edges' weights where ``graph`` has them. The
-    arena is laid out from the chunks' sizes (``graph.chunk_sizes()``; a chunk's weights at most a line past
-    its bytes); the chunks then come a
-    batch at a time, the next batch read while a thread per core checks (checksum, then contents)
-    and places this one's (the checksum and the decoders let go of the GIL), so that no more than
-    two batches wait in memory beside the arena. A damaged store names its first damaged chunk."""
+    spares a copy of the graph on the host); each followed by its edges' weights where ``graph``
+    has them. The arena is laid out from the chunks' sizes (``graph.chunk_sizes()``; a chunk's
+    weights at most a line past its bytes); then a thread per core reads each chunk where the arena
+    says (its place, or a buffer of the thread's that goes on to the GPU), checks and validates it
+    (the reads, the checksum and the decoders let go of the GIL), so that a load holds the arena
+    and a chunk a thread beside it. A damaged store names its first damaged chunk."""
     store, weights, sizes = graph.chunks, graph.weights, graph.chunk_sizes()
     n = store.n_chunks
     edges = graph.chunk_edge_counts()
     units = [pad_line(size + (LINE_BYTES - 1 + 4 * e if weights else 0)) for size, e in zip(sizes, edges)]
     starts = np.concatenate([[0], np.cumsum(units, dtype=np.int64)])
     with allocating(f"the whole graph ({store.name}, every chunk{' and its weights' if weights else ''})", int(starts[-1]), memory.where):
-        arena = memory.empty(int(starts[-1]))
+        arena = memory(int(starts[-1]))
     table = np.zeros((n, TABLE_COLUMNS), np.int64)
 
-    def place(c: int, raw, values: np.ndarray | None) -> int:
-        """Chunk ``c`` as fetched, checked, validated and placed (zeros up to the next one), its
-        weights after it: the bytes it took from the store."""
-        blob, h, _, _ = graph.checked(c, raw)
-        start = int(starts[c])
-        table[c] = (start, start + h.index_start, start + h.payload_start, h.n_edges, h.first_src, start + weights_start(len(blob), h.payload_start) if weights else ABSENT)
-        memory.put(arena, start, np.frombuffer(blob, np.uint8), int(starts[c + 1]))
-        if values is None:
-            return len(blob) + CRC_BYTES
+    def place(c: int) -> int:
+        """Chunk ``c`` read, checked, validated and placed (zeros up to the next one), its weights
+        after it: the bytes it took from the store."""
+        start, size = int(starts[c]), int(sizes[c])
+        with arena.chunk(start, size, int(starts[c + 1])) as out:
+            store.read_into(c, out)
+            h = graph.validated(c, out)[0]
+        table[c] = (start, start + h.index_start, start + h.payload_start, h.n_edges, h.first_src, start + weights_start(size, h.payload_start) if weights else ABSENT)
+        if weights is None:
+            return size + CRC_BYTES
+        values = weights.read([c])[0][0]
         w = validated_weights(weights, c, values, h.n_edges).view(np.uint8)
-        memory.put(arena, int(table[c, WEIGHTS_START]), w, int(table[c, WEIGHTS_START]) + len(w))
-        return len(blob) + CRC_BYTES + weights.stored_bytes(values)
+        arena.put(int(table[c, WEIGHTS_START]), w, int(table[c, WEIGHTS_START]) + len(w))
+        return size + CRC_BYTES + weights.stored_bytes(values)
 
-    def read(group: range) -> tuple[list, list]:
-        return store.fetch(group), weights.read(group)[0] if weights is not None else [None] * len(group)
-
-    groups = [range(c, min(c + TWO_PER_CORE, n)) for c in range(0, n, TWO_PER_CORE)]
-    nbytes = 0
-    with contextlib.closing(mapped_ahead("reads", read, ((group,) for group in groups), ahead=1)) as batches:
-        for group, (blobs, values) in zip(groups, batches):
-            nbytes += sum(core_threads("resident").map(place, group, blobs, values))
+    nbytes = sum(core_threads("resident").map(place, range(n)))
     return ResidentGraph(
-        arena, table, graph.indptr, graph.n_vertices, graph.chunk_edges, graph.codec.format, graph.id_dtype, {"bytes_store_read": nbytes, "store_reads_max": 1, "store_read_bytes": {1: nbytes}}
+        arena.bytes, table, graph.indptr, graph.n_vertices, graph.chunk_edges, graph.codec.format, graph.id_dtype, {"bytes_store_read": nbytes, "store_reads_max": 1, "store_read_bytes": {1: nbytes}}
     )

@@ -19,6 +19,7 @@ import zarr
 from zarr.abc.store import RangeByteRequest
 from zarr.core.buffer import default_buffer_prototype
 from zarr.core.sync import sync
+from zarr.storage import LocalStore
 
 from ..codecs import HEADER_BYTES, ChunkHeader, read_header
 from ..errors import CorruptChunkError, StoreError, StoreReplacedError
@@ -75,6 +76,33 @@ class ChunkStore:
         """Chunk ``c``'s bytes from ``fetch``, checksum checked and stripped."""
         return self._strip_crc(c, raw)
 
+    def read_into(self, c: int, out: np.ndarray) -> None:
+        """Chunk ``c``'s bytes, checksum checked, into ``out`` (uint8, as many as the chunk holds
+        less its checksum: a chunk of another size has changed since it was listed). From a local
+        store straight from its file (Zarr's reads return new bytes: one more copy of every chunk,
+        into pages faulted in afresh), from any other through ``fetch``."""
+        if not isinstance(self._store, LocalStore) or not hasattr(os, "preadv"):
+            body = self.checked(c, self.fetch([c])[0])
+            if len(body) != len(out):
+                raise self.corrupt(f"chunk changed in the store since its size was read ({len(body) + CRC_BYTES:,} bytes, not {len(out) + CRC_BYTES:,})", c)
+            out[:] = body
+            return
+        crc = np.empty(1, "<u4")
+        try:
+            with open(self._store.root / self.key(c), "rb", buffering=0) as f:
+                size = os.fstat(f.fileno()).st_size
+                if size != len(out) + CRC_BYTES:
+                    raise self.corrupt(f"chunk changed in the store since its size was read ({size:,} bytes, not {len(out) + CRC_BYTES:,})", c)
+                done = os.preadv(f.fileno(), [out, crc], 0)
+        except FileNotFoundError:
+            raise self.corrupt("chunk is missing from the store", c) from None
+        except OSError as e:
+            raise self._failed(c, e) from e
+        if done != size:  # a file cut short as it was read
+            raise self.corrupt(f"chunk changed in the store as it was read ({done:,} of {size:,} bytes)", c)
+        if google_crc32c.value(_read_only(out)) != int(crc[0]):
+            raise self.corrupt("crc32c mismatch", c)
+
     def _fetched(self, chunk_ids: Sequence[int]) -> list:
         return self._results([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
 
@@ -122,10 +150,14 @@ class ChunkStore:
             if isinstance(r, FileNotFoundError):
                 results[i] = self.corrupt("chunk is missing from the store", c)
             elif isinstance(r, Exception):
-                where = f"{self.location}: " if self.location is not None else ""
-                results[i] = StoreError(f"{where}{self.name} chunk {c}: reading it failed: {r}")
+                results[i] = self._failed(c, r)
                 results[i].__cause__ = r
         return results
+
+    def _failed(self, c: int, e: Exception) -> StoreError:
+        """The error for a read of chunk ``c`` that failed with ``e``."""
+        where = f"{self.location}: " if self.location is not None else ""
+        return StoreError(f"{where}{self.name} chunk {c}: reading it failed: {e}")
 
     def _present(self, c: int, buf):
         if buf is None:

@@ -8,7 +8,9 @@ same sources.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,21 +48,39 @@ def module(path: Path, names: tuple[str, ...]):
 
 
 class DeviceArena:
-    """Where ``load_resident`` places a graph's chunks for the GPU: each validated chunk copied to
-    the device by the thread that placed it, while the others are still checked, with no buffer of
-    the whole graph on the host."""
+    """Where ``load_resident`` places a graph's chunks for the GPU, with no copy of the whole graph
+    on the host: each thread reads a chunk into pinned memory of its own, checks it there, and the
+    copy engine moves it to its place on the device."""
 
     where = "GPU"
 
-    @staticmethod
-    def empty(nbytes: int):
+    def __init__(self, nbytes: int):
         import cupy
 
-        return cupy.zeros(nbytes, np.uint8)  # what pads the chunks stays zero
+        self.cupy = cupy
+        self.bytes = cupy.zeros(nbytes, np.uint8)  # what pads the chunks stays zero
+        self._staging = threading.local()
 
-    @staticmethod
-    def put(arena, start: int, data: np.ndarray, end: int) -> None:
-        arena[start : start + len(data)].set(data)
+    @contextlib.contextmanager
+    def chunk(self, start: int, nbytes: int, end: int):
+        """This thread's pinned buffer for a chunk's ``nbytes``, copied to ``start`` once checked."""
+        host, stream = self._stage(nbytes)
+        yield host
+        with self.bytes.device:
+            self.bytes[start : start + nbytes].set(host, stream=stream)
+            stream.synchronize()  # the buffer serves the thread's next chunk
+
+    def _stage(self, nbytes: int) -> tuple[np.ndarray, object]:
+        local = self._staging
+        if getattr(local, "nbytes", 0) < nbytes:
+            with self.bytes.device:
+                local.memory, local.nbytes = self.cupy.cuda.alloc_pinned_memory(nbytes), nbytes
+                local.stream = getattr(local, "stream", None) or self.cupy.cuda.Stream(non_blocking=True)
+        return np.ndarray(nbytes, np.uint8, buffer=local.memory), local.stream
+
+    def put(self, start: int, data: np.ndarray, end: int) -> None:
+        with self.bytes.device:
+            self.bytes[start : start + len(data)].set(data)
 
 
 @dataclass
