@@ -75,11 +75,8 @@ class MemoryChunks:
     def __init__(self, blobs: list):
         self.blobs, self.name, self.n_chunks = [np.frombuffer(b, np.uint8) for b in blobs], "adj", len(blobs)
 
-    def fetch(self, ids) -> list[np.ndarray]:
-        return [self.blobs[c] for c in ids]
-
-    def checked(self, c: int, raw: np.ndarray) -> np.ndarray:
-        return raw
+    def read_into(self, c: int, out: np.ndarray) -> None:
+        out[:] = self.blobs[c]
 
     def stored_bytes(self, ids) -> list[int]:
         from graphtier.tiering.storage import CRC_BYTES
