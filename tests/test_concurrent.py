@@ -156,15 +156,16 @@ def test_a_store_replaced_between_reads_of_a_query_is_refused(tmp_path, monkeypa
     source = int(np.argmax(np.diff(g.indptr())))
     budgets = {"device": "cpu", "device_memory": 150_000, "host_memory": 30_000, "direction": "push"}
     expected = gt.bfs(gt.build(new, tmp_path / "new.gt", **kw), source, device="cpu", direction="push").distances
-    fetch, reads = storage.ChunkStore.fetch, []
+    read_into, reads, lock = storage.ChunkStore.read_into, [], threading.Lock()
 
-    def replacing(self, chunk_ids):
-        reads.append(list(chunk_ids))
-        if len(reads) == 3:
-            gt.build(new, path, overwrite=True, **kw)
-        return fetch(self, chunk_ids)
+    def replacing(self, c, out):
+        with lock:  # threads read chunks at once: one of them, the third to read, rebuilds the store
+            reads.append(c)
+            if len(reads) == 3:
+                gt.build(new, path, overwrite=True, **kw)
+        return read_into(self, c, out)
 
-    monkeypatch.setattr(storage.ChunkStore, "fetch", replacing)
+    monkeypatch.setattr(storage.ChunkStore, "read_into", replacing)
     with pytest.raises(gt.StoreReplacedError, match=f"{path} was replaced while it was being read; open it again"):
         gt.bfs(g, source, **budgets)
     assert len(reads) >= 3
@@ -201,22 +202,27 @@ def test_the_store_is_checked_once_per_batch_of_reads(tmp_path, monkeypatch):
 
 def test_work_mapped_ahead_keeps_its_order_and_stops_with_the_caller():
     """What validates chunks out of core: results in the items' order whatever order the threads
-    finish in, at most two items per core worked ahead of the one taken, and nothing started
-    after the caller stops."""
+    finish in, at most two items per core worked ahead of the one taken, nothing started after
+    the caller stops, and nothing still under way once it has (the scheduler's threads write into
+    host slots that a failed iteration frees)."""
     from graphtier.tiering.storage import mapped_ahead
 
-    started, lock = [], threading.Lock()
+    started, finished, lock = [], [], threading.Lock()
 
     def square(i: int) -> int:
         with lock:
             started.append(i)
         time.sleep(0.002 * (i % 3))  # later items often finish first
+        with lock:
+            finished.append(i)
         return i * i
 
     assert list(mapped_ahead("test", square, ((i,) for i in range(60)))) == [i * i for i in range(60)]
     started.clear()
+    finished.clear()
     results = mapped_ahead("test", square, ((i,) for i in range(1000)))
     assert next(results) == 0
     results.close()
+    assert sorted(started) == sorted(finished)
     time.sleep(0.05)
     assert len(started) <= 2 * (os.cpu_count() or 1) + 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import shutil
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,21 +134,21 @@ def directed(request, tmp_path_factory) -> Case:
 def moved(monkeypatch):
     """Bytes really copied to the simulated device, and really read (with their crc) from the store."""
     seen = {"copied": 0, "copies": 0, "read": 0, "reads": 0}
-    copy, fetch = memory.CpuMemory.copy, storage.ChunkStore.fetch
+    copy, read_into, lock = memory.CpuMemory.copy, storage.ChunkStore.read_into, threading.Lock()
 
     def counting_copy(self, dst, src, nbytes, after=None):
         seen["copied"] += nbytes
         seen["copies"] += 1
         return copy(self, dst, src, nbytes, after)
 
-    def counting_fetch(self, chunk_ids):
-        fetched = fetch(self, chunk_ids)
-        seen["read"] += sum(len(b) for b in fetched)  # as stored: the crc included
-        seen["reads"] += len(fetched)
-        return fetched
+    def counting_read_into(self, c, out):
+        read_into(self, c, out)
+        with lock:  # threads read chunks at once
+            seen["read"] += len(out) + storage.CRC_BYTES  # as stored: the crc included
+            seen["reads"] += 1
 
     monkeypatch.setattr(memory.CpuMemory, "copy", counting_copy)
-    monkeypatch.setattr(storage.ChunkStore, "fetch", counting_fetch)
+    monkeypatch.setattr(storage.ChunkStore, "read_into", counting_read_into)
     return seen
 
 

@@ -1,6 +1,6 @@
 """A whole graph held in one buffer of encoded chunks: the device tier when everything fits.
 
-Every chunk is checked as it is placed (``StoredGraph.checked``), once, before any kernel may
+Every chunk is checked as it is placed (``StoredGraph.read``), once, before any kernel may
 touch it. Kernels then index without bounds checks.
 """
 
@@ -170,8 +170,7 @@ def load_resident(graph: StoredGraph, memory=HostArena) -> ResidentGraph:
         after it: the bytes it took from the store."""
         start, size = int(starts[c]), int(sizes[c])
         with arena.chunk(start, size, int(starts[c + 1])) as out:
-            store.read_into(c, out)
-            h = graph.validated(c, out)[0]
+            h = graph.read(c, out)[0]
         table[c] = (start, start + h.index_start, start + h.payload_start, h.n_edges, h.first_src, start + weights_start(size, h.payload_start) if weights else ABSENT)
         if weights is None:
             return size + CRC_BYTES

@@ -597,15 +597,22 @@ class Scheduler:
         derived = []
         try:
             weights = self.weight_store.read(missing)[0] if self.weight_store is not None and missing else [None] * len(missing)
-            fetched = self.store.fetch(missing) if missing else []
-            with contextlib.closing(mapped_ahead("validate", self._validated, zip(missing, fetched, weights))) as validated_chunks:
-                for c, w, (blob, h, offsets, dst, checked) in zip(missing, weights, validated_chunks):
-                    self._hold(c, chunks, blob, checked, last)
-                    self.stored_bytes[c] = len(blob) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
-                    it["bytes_store_read"] += int(self.stored_bytes[c])
-                    if not self.derived[c]:
-                        derived += self._derive(it, c, h.first_src, offsets, dst)
-                        self.derived[c] = True
+            arrived = 0
+            try:
+                slots = [self._place(c, chunks, last) for c in missing]
+                with contextlib.closing(mapped_ahead("validate", self._read, zip(missing, slots, weights))) as read_chunks:
+                    for c, w, (h, offsets, dst) in zip(missing, weights, read_chunks):
+                        arrived += 1
+                        self.stored_bytes[c] = int(self.chunk_bytes[c]) + CRC_BYTES + (0 if w is None else self.weight_store.stored_bytes(w))
+                        it["bytes_store_read"] += int(self.stored_bytes[c])
+                        if not self.derived[c]:
+                            derived += self._derive(it, c, h.first_src, offsets, dst)
+                            self.derived[c] = True
+            except BaseException:  # the tier holds a chunk only once it is whole there
+                for c in missing[arrived:]:
+                    if c in self.host:
+                        self.host.drop(c)
+                raise
         except GraphtierError:  # a chunk missing, damaged or not as indptr says: a replaced store explains it
             self.store.check_unchanged()
             raise
@@ -613,29 +620,25 @@ class Scheduler:
         self._load_indexes(it, slots, derived)
         return slots
 
-    def _validated(self, c: int, raw, weights: np.ndarray | None) -> tuple:
-        """Chunk ``c`` checked as it came from the store (``ChunkStore.fetch``), on a worker
-        thread: (bytes, header, offsets, dst, weights), as ``ChunkStore.checked``, ``validated``
-        and ``validated_weights`` give them."""
-        blob, h, offsets, dst = self.graph.checked(c, raw)
-        if (h.index_start, h.payload_start, h.total_bytes) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START], self.chunk_bytes[c]):
-            raise self.store.corrupt("chunk changed in the store since it was opened", c)
-        return blob, h, offsets, dst, None if weights is None else validated_weights(self.weight_store, c, weights, h.n_edges)
-
-    def _hold(self, c: int, keep: list[int], blob: np.ndarray, weights: np.ndarray | None, last: Callable[[int], object] | None) -> None:
-        """Chunk ``c``'s bytes (and its weights) into a host slot. The tier holds it only once it is
-        whole there: a failure on the way (a pinned slot the host cannot give, an interrupt) leaves
-        the slot free, so that no later query finds a chunk that never arrived."""
+    def _place(self, c: int, keep: list[int], last: Callable[[int], object] | None) -> int:
+        """A host slot for chunk ``c`` (``last`` choosing which chunk leaves, none of ``keep``), free
+        of the copies that read it before and allocated, for ``_read`` to fill on a worker thread."""
         slot, _ = self.host.place(c, keep=keep, last=last)
-        try:
-            self.memory.host_waits(self.host.fence[slot])
-            view = self.memory.host_view(slot)
-            view[: len(blob)] = blob
-            if weights is not None:
-                view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + weights.nbytes] = weights.view(np.uint8)
-        except BaseException:
-            self.host.drop(c)
-            raise
+        self.memory.host_waits(self.host.fence[slot])
+        self.memory.host_view(slot)
+        return slot
+
+    def _read(self, c: int, slot: int, weights: np.ndarray | None) -> tuple:
+        """Chunk ``c`` read straight into host slot ``slot`` and validated there, its weights after
+        it, on a worker thread: (header, offsets, dst), as ``StoredGraph.read`` gives them."""
+        view = self.memory.host_view(slot)
+        h, offsets, dst = self.graph.read(c, view[: self.chunk_bytes[c]])
+        if (h.index_start, h.payload_start) != (self.layout[c, INDEX_START], self.layout[c, PAYLOAD_START]):
+            raise self.store.corrupt("chunk changed in the store since it was opened", c)
+        if weights is not None:
+            weights = validated_weights(self.weight_store, c, weights, h.n_edges)
+            view[self.layout[c, WEIGHTS_START] : self.layout[c, WEIGHTS_START] + weights.nbytes] = weights.view(np.uint8)
+        return h, offsets, dst
 
     def _derive(self, it: dict, c: int, first_src: int, offsets: np.ndarray, dst: np.ndarray) -> list:
         """Chunk ``c``'s sidecar values: those derived on the host, ``[(sidecar, (v0, values))]``

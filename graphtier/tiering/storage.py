@@ -11,7 +11,7 @@ import functools
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import google_crc32c
 import numpy as np
@@ -67,22 +67,13 @@ class ChunkStore:
         raw = self._fetched(chunk_ids)
         return list(core_threads("crc").map(self._checked, chunk_ids, raw))  # google_crc32c lets go of the GIL
 
-    def fetch(self, chunk_ids: Sequence[int]) -> list:
-        """The chunks as stored, fetched concurrently, their checksums not yet checked: ``checked``
-        does that on the thread that goes on to decode each, so that a reader only waits for I/O."""
-        return _raising(self._fetched(chunk_ids))
-
-    def checked(self, c: int, raw) -> np.ndarray:
-        """Chunk ``c``'s bytes from ``fetch``, checksum checked and stripped."""
-        return self._strip_crc(c, raw)
-
     def read_into(self, c: int, out: np.ndarray) -> None:
         """Chunk ``c``'s bytes, checksum checked, into ``out`` (uint8, as many as the chunk holds
         less its checksum: a chunk of another size has changed since it was listed). From a local
         store straight from its file (Zarr's reads return new bytes: one more copy of every chunk,
-        into pages faulted in afresh), from any other through ``fetch``."""
+        into pages faulted in afresh), from any other through ``read``."""
         if not isinstance(self._store, LocalStore) or not hasattr(os, "preadv"):
-            body = self.checked(c, self.fetch([c])[0])
+            body = self.read([c])[0]
             if len(body) != len(out):
                 raise self.corrupt(f"chunk changed in the store since its size was read ({len(body) + CRC_BYTES:,} bytes, not {len(out) + CRC_BYTES:,})", c)
             out[:] = body
@@ -266,7 +257,8 @@ def _core_threads(purpose: str, pid: int) -> ThreadPoolExecutor:
 def mapped_ahead(purpose: str, fn: Callable, items: Iterable[tuple], ahead: int | None = None) -> Iterator:
     """``fn(*item)`` of each item, in order, worked out on ``purpose``'s threads at most ``ahead``
     (default ``TWO_PER_CORE``) ahead of the one taken: parallel, yet the results held at once stay
-    few however many items come. Work not yet taken when the caller stops (an error) is cancelled."""
+    few however many items come. Work not yet started when the caller stops (an error) is
+    cancelled, and work under way is waited for: it may write into buffers the caller then frees."""
     pool, ahead = core_threads(purpose), ahead or TWO_PER_CORE
     pending: deque = deque()
     try:
@@ -279,6 +271,7 @@ def mapped_ahead(purpose: str, fn: Callable, items: Iterable[tuple], ahead: int 
     finally:
         for future in pending:
             future.cancel()
+        wait(pending)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

@@ -57,14 +57,11 @@ class StoredGraph:
         self._check_lists(c, h, offsets)
         return h, offsets, dst
 
-    def checked(self, c: int, raw) -> tuple[np.ndarray, ChunkHeader, np.ndarray, np.ndarray]:
-        """Chunk ``c`` as ``ChunkStore.fetch`` gave it: its bytes, checksum checked and stripped,
-        then ``validated``; its size must still be the one listed."""
-        blob = self.chunks.checked(c, raw)
-        h, offsets, dst = self.validated(c, blob)
-        if len(blob) != self.chunk_sizes()[c]:
-            raise self.chunks.corrupt("chunk changed in the store since its size was read", c)
-        return blob, h, offsets, dst
+    def read(self, c: int, out: np.ndarray) -> tuple[ChunkHeader, np.ndarray, np.ndarray]:
+        """Chunk ``c`` read into ``out`` (uint8, its ``chunk_sizes()[c]`` bytes: a buffer of the
+        caller's, where the chunk is to stay), checksum checked, then ``validated`` there."""
+        self.chunks.read_into(c, out)
+        return self.validated(c, out)
 
     def _check_lists(self, c: int, header: ChunkHeader, offsets: np.ndarray) -> None:
         """The chunk must hold exactly the sub-lists ``indptr`` assigns to it."""
