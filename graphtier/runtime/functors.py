@@ -106,6 +106,24 @@ class Gather(Functor):
 
 
 @dataclass(frozen=True)
+class DepthFirst(Functor):
+    """A depth-first walk through out-edges, on the CPU only (``Run.depth_first``): ``root(v,
+    state) -> bool`` starts a walk at v (True: v is entered); ``edge(v, u, edge, weight, state) ->
+    bool`` for each edge of the vertex being walked, in list order (True: u is entered, the walk
+    goes down to it; at most once per vertex and call); ``back(v, u, state)`` when the walk comes
+    back to v from u; ``leave(v, state)`` once v's list is done. ``cuda`` names no struct: the GPU
+    has no serial walk."""
+
+    root: Callable
+    edge: Callable
+    back: Callable
+    leave: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
 class Filter(Functor):
     """``fn(v, state) -> bool``: v is queued when True. ``per_vertex``: ``fn`` writes only v's own
     state, so the CPU may run it on many vertices at once (as the GPU does, where a functor that

@@ -16,6 +16,11 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
 - ``drain``: ``advance`` over a whole graph in memory that pushes on from every vertex it would
   queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
   that follows from it before the next; a vertex of the set already pushed from is skipped.
+- ``depth_first``: a serial walk through out-edges from each vertex of a set that ``root(v, state)``
+  takes, going down to each ``u`` that ``edge(v, u, e, w, state)`` enters (``back(v, u, state)``
+  on the way up, ``leave(v, state)`` once v's list is done); its stack keeps each vertex's place
+  in its list, and, for formats that decode, the decoded sub-list itself, so a list is decoded
+  once per visit. It stops at a list whose chunk is ``ABSENT`` and carries on in a later call.
 - ``rounds``: Graffix's latency rounds over a latency store's clusters, plain edge lists: each
   cluster with a vertex in ``touched`` applies ``functor(v, u, e, w, state)`` to its edges
   ``rounds`` times in a row (``e`` the edge's position in the lists); True queues ``u`` once
@@ -39,7 +44,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ...tiering.resident import ABSENT, CHUNK_START, WEIGHTS_START
+from ...tiering.resident import ABSENT, CHUNK_START, PAYLOAD_START, WEIGHTS_START
 from .jit import kernel as compiled
 
 ONE = np.float32(1.0)
@@ -174,6 +179,106 @@ def drain_kernel(neighbors, push, functor, weighted: bool):
                 head = head + 1 if head + 1 < room else 0
                 pending -= 1
                 marks[v] = False
+
+    return kernel
+
+
+@njit(inline="always", _nrt=False)
+def _every(v, u, e, w, s):
+    """A push visitor's functor that keeps every id: the visitor then decodes a list into its output."""
+    return True
+
+
+# ``depth_first``'s stack: a row per vertex on it, the vertex, its next edge, and where its sub-list
+# at hand starts in ``lists`` (-1: none kept; a format read in place keeps none, finding the chunk
+# again at each return to the vertex, and the others keep none that did not fit).
+WALK_VERTEX, WALK_NEXT, WALK_HELD = range(3)
+WALK_COLUMNS = 3
+NEXT_ROOT, DEPTH, TOP = range(3)  # ``depth_first``'s progress kept between calls (the lists' top)
+WALKED = -1  # returned by a walk that is over (else the chunk it waits for)
+TOO_DEEP = -2  # returned where ``edge`` entered more vertices than the stack holds (one twice)
+
+
+@functools.cache
+def depth_first_kernel(neighbors, push, in_place: bool, root, edge, back, leave):
+    """``depth_first`` compiled for one format and functor. A format read in place (csr) resumes a
+    list where it is; the others decode each sub-list onto ``lists`` (a stack beside ``walk``'s,
+    then one sub-list's buffer for those that do not fit, decoded again at each return), so that
+    a vertex with many children is decoded once (through the format's fused visitor where it has
+    one: no call per list). Returns ``WALKED``, or the chunk it waits for, ``progress`` saying
+    where it stopped."""
+
+    @compiled()
+    def kernel(frontier, n, every, indptr, words, table, chunk_edges, state, walk, lists, progress):
+        shift = _shift(chunk_edges)
+        room = len(lists) - chunk_edges
+        i, depth, top = progress[NEXT_ROOT], progress[DEPTH], progress[TOP]
+        while True:
+            if depth == 0:
+                while i < n and depth == 0:
+                    r = _member(frontier, i, every)
+                    i += 1
+                    if root(r, state):
+                        walk[0, WALK_VERTEX], walk[0, WALK_NEXT], walk[0, WALK_HELD] = r, indptr[r], -1
+                        depth = 1
+                if depth == 0:
+                    progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, 0, top
+                    return WALKED
+            k = depth - 1
+            v, pos, held = walk[k, WALK_VERTEX], walk[k, WALK_NEXT], walk[k, WALK_HELD]
+            hi = indptr[v + 1]
+            end = base = pos  # no sub-list at hand: found (or decoded) again
+            if held >= 0:  # the kept one holds the last edge read
+                c, start, end = _segment(pos - 1, hi, chunk_edges, shift)
+                base = held - max(indptr[v], start)
+            down = np.int64(-1)
+            while pos < hi and down < 0:
+                if pos == end:
+                    c, start, end = _segment(pos, hi, chunk_edges, shift)
+                    if table[c, CHUNK_START] == ABSENT:
+                        walk[k, WALK_NEXT], walk[k, WALK_HELD] = pos, held
+                        progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, depth, top
+                        return c
+                    if in_place:
+                        base = table[c, PAYLOAD_START] // words.itemsize - start
+                    else:
+                        if held >= 0:  # its own sub-list is the stack's top: the next one takes its place
+                            top = held
+                        first = max(indptr[v], start)
+                        at = top if top + end - first <= room else room
+                        if push is None:
+                            neighbors(words, table, c, v, first - start, end - start, lists[at : at + end - first])
+                        else:  # the fused visitor decodes without a call per list, keeping every id
+                            push(words, table, c, v, first - start, end - start, lists, _every, 0, first, lists, at)
+                        held = at if at < room else -1
+                        top = at + end - first if held >= 0 else top
+                        base = at - first
+                while pos < end:
+                    if in_place:
+                        u = words[base + pos]
+                    else:
+                        u = lists[base + pos]
+                    pos += 1
+                    if edge(v, u, pos - 1, ONE, state):
+                        if indptr[u + 1] == indptr[u]:  # nothing to walk: in and out at once
+                            leave(u, state)
+                            back(v, u, state)
+                        else:
+                            down = np.int64(u)
+                            break
+            if down >= 0:
+                if depth == len(walk):
+                    return TOO_DEEP
+                walk[k, WALK_NEXT], walk[k, WALK_HELD] = pos, held
+                walk[depth, WALK_VERTEX], walk[depth, WALK_NEXT], walk[depth, WALK_HELD] = down, indptr[down], -1
+                depth += 1
+            else:
+                if held >= 0:
+                    top = held
+                leave(v, state)
+                depth -= 1
+                if depth:
+                    back(walk[depth - 1, WALK_VERTEX], v, state)
 
     return kernel
 
