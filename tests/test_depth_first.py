@@ -23,8 +23,8 @@ CHUNK_EDGES = 256
 @cpu
 def enter(v, parent, s):
     """v is entered from ``parent`` (itself for a root): its rank in the entering order. ``s``:
-    (entered, left, parent, through, counts: [entered, left])."""
-    entered, _, parents, _, counts = s
+    (entered, left, parent, through, counts: [entered, left], value)."""
+    entered, parents, counts = s[0], s[2], s[4]
     entered[v] = counts[0]
     counts[0] += 1
     parents[v] = parent
@@ -39,35 +39,46 @@ def walk_root(v, s):
 
 
 @cpu
-def walk_edge(v, u, e, w, s):
-    if s[0][u] >= 0:
-        return False
-    enter(u, v, s)
-    s[3][u] = e
-    return True
+def walk_start(v, s):
+    """A vertex's value counts the edges read from its list and the walks that came back to it,
+    starting from its entering rank times a thousand."""
+    return s[0][v] * 1000
 
 
 @cpu
-def walk_back(v, u, s):
+def walk_edge(v, u, e, w, value, s):
+    if s[0][u] >= 0:
+        return False, value + 1
+    enter(u, v, s)
+    s[3][u] = e
+    return True, value + 1
+
+
+@cpu
+def walk_back(v, u, value, s):
     """Coming back to v from u: u's parent is v, and u was left (else the parent is marked wrong)."""
     if s[2][u] != v or s[1][u] < 0:
         s[2][u] = -2
+    return value + 1
 
 
 @cpu
-def walk_leave(v, s):
+def walk_leave(v, value, s):
+    """Left: its rank in the leaving order, and its value (read, then children back, in ``value``)."""
     left, counts = s[1], s[4]
     left[v] = counts[1]
     counts[1] += 1
+    s[5][v] = value
 
 
 @cpu
-def twice(v, u, e, w, s):
-    return True
+def twice(v, u, e, w, value, s):
+    return True, value
 
 
-ORDER = DepthFirst("Order", walk_root, walk_edge, walk_back, walk_leave)
-TWICE = DepthFirst("Twice", walk_root, twice, walk_back, walk_leave)
+KEPT = ("entered", "left", "parent", "through", "value")
+ORDER = DepthFirst("Order", walk_root, walk_start, walk_edge, walk_back, walk_leave)
+TWICE = DepthFirst("Twice", walk_root, walk_start, twice, walk_back, walk_leave)
 
 
 class Walk(Algorithm):
@@ -84,10 +95,10 @@ class Walk(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        return {name: (n, np.int64) for name in ("entered", "left", "parent", "through")} | {"counts": (2, np.int64)}
+        return {name: (n, np.int64) for name in KEPT} | {"counts": (2, np.int64)}
 
     def start(self, run: Run) -> None:
-        for name in ("entered", "left", "parent", "through", "counts"):
+        for name in (*KEPT, "counts"):
             run.state[name].fill(-1 if name != "counts" else 0)
         if self.roots is not None:
             q = run.queues["roots"]
@@ -96,7 +107,7 @@ class Walk(Algorithm):
 
     def step(self, run: Run) -> None:
         s = run.state
-        run.depth_first(self.functor, s["entered"], s["left"], s["parent"], s["through"], s["counts"], input=ALL if self.roots is None else run.queues["roots"])
+        run.depth_first(self.functor, s["entered"], s["left"], s["parent"], s["through"], s["counts"], s["value"], input=ALL if self.roots is None else run.queues["roots"])
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         return True
@@ -104,18 +115,19 @@ class Walk(Algorithm):
 
 def walked(g: gt.Graph, roots=None, **options) -> tuple[dict[str, np.ndarray], dict]:
     done = run(Walk(roots), g, Config(device="cpu", **options))
-    return {k: v.copy() for k, v in done.state.items() if k in ("entered", "left", "parent", "through")}, done.stats()
+    return {k: done.state[k].copy() for k in KEPT}, done.stats()
 
 
 def reference(g: gt.Graph, roots=None) -> dict[str, np.ndarray]:
     """The same walk in Python over the store's edges in list order."""
     n = g.n_vertices
     indptr, dst = g.indptr().astype(np.int64), g.edges()[:, 1].astype(np.int64)
-    out = {k: np.full(n, -1, np.int64) for k in ("entered", "left", "parent", "through")}
+    out = {k: np.full(n, -1, np.int64) for k in KEPT}
     counts = [0, 0]
 
     def enter(v, parent, e):
         out["entered"][v], out["parent"][v], out["through"][v] = counts[0], parent, e
+        out["value"][v] = counts[0] * 1000 + indptr[v + 1] - indptr[v]  # its edges read, and each child's return
         counts[0] += 1
 
     for r in range(n) if roots is None else roots:
@@ -131,6 +143,7 @@ def reference(g: gt.Graph, roots=None) -> dict[str, np.ndarray]:
                 u = dst[e]
                 if out["entered"][u] < 0:
                     enter(u, v, e)
+                    out["value"][v] += 1
                     stack.append([u, indptr[u]])
             else:
                 stack.pop()

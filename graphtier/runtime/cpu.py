@@ -95,7 +95,7 @@ class CpuOperators:
         lacks; out of core the next rounds bring that chunk and those at hand (``Scheduler.at_hand``).
         Returns how many times it asked the scheduler for rounds."""
         fmt = self.run.format
-        kernel = ops.depth_first_kernel(fmt.neighbors, fmt.push, fmt.in_place, f.root, f.edge, f.back, f.leave)
+        kernel = ops.depth_first_kernel(fmt.neighbors, fmt.push, fmt.in_place, f.root, f.start, f.edge, f.back, f.leave)
         ids, n, every = self._set(input)
         indptr, words, _, ce = self._graph(source, False)
         walk, lists = self.run.state["walk"], self.run.state["walk_lists"]

@@ -17,10 +17,11 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
   queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
   that follows from it before the next; a vertex of the set already pushed from is skipped.
 - ``depth_first``: a serial walk through out-edges from each vertex of a set that ``root(v, state)``
-  takes, going down to each ``u`` that ``edge(v, u, e, w, state)`` enters (``back(v, u, state)``
-  on the way up, ``leave(v, state)`` once v's list is done); its stack keeps each vertex's place
-  in its list, and, for formats that decode, the decoded sub-list itself, so a list is decoded
-  once per visit. It stops at a list whose chunk is ``ABSENT`` and carries on in a later call.
+  takes, going down to each ``u`` that ``edge`` enters (``runtime.functors.DepthFirst``); each
+  vertex on the walk carries a value (``start``, updated by ``edge`` and ``back``, given to
+  ``leave``). Its stack keeps each vertex's place in its list, and, for formats that decode, the
+  decoded sub-list itself, so a list is decoded once per visit. It stops at a list whose chunk is
+  ``ABSENT`` and carries on in a later call.
 - ``rounds``: Graffix's latency rounds over a latency store's clusters, plain edge lists: each
   cluster with a vertex in ``touched`` applies ``functor(v, u, e, w, state)`` to its edges
   ``rounds`` times in a row (``e`` the edge's position in the lists); True queues ``u`` once
@@ -189,24 +190,26 @@ def _every(v, u, e, w, s):
     return True
 
 
-# ``depth_first``'s stack: a row per vertex on it, the vertex, its next edge, and where its sub-list
-# at hand starts in ``lists`` (-1: none kept; a format read in place keeps none, finding the chunk
-# again at each return to the vertex, and the others keep none that did not fit).
-WALK_VERTEX, WALK_NEXT, WALK_HELD = range(3)
-WALK_COLUMNS = 3
+# ``depth_first``'s stack: a row per vertex on it, the vertex, its next edge, where its sub-list at
+# hand starts in ``lists`` (-1: none kept; a format read in place keeps none, finding the chunk again
+# at each return to the vertex, and the others keep none that did not fit), and its value.
+WALK_VERTEX, WALK_NEXT, WALK_HELD, WALK_VALUE = range(4)
+WALK_COLUMNS = 4
 NEXT_ROOT, DEPTH, TOP = range(3)  # ``depth_first``'s progress kept between calls (the lists' top)
 WALKED = -1  # returned by a walk that is over (else the chunk it waits for)
 TOO_DEEP = -2  # returned where ``edge`` entered more vertices than the stack holds (one twice)
 
 
 @functools.cache
-def depth_first_kernel(neighbors, push, in_place: bool, root, edge, back, leave):
+def depth_first_kernel(neighbors, push, in_place: bool, root, start, edge, back, leave):
     """``depth_first`` compiled for one format and functor. A format read in place (csr) resumes a
     list where it is; the others decode each sub-list onto ``lists`` (a stack beside ``walk``'s,
     then one sub-list's buffer for those that do not fit, decoded again at each return), so that
     a vertex with many children is decoded once (through the format's fused visitor where it has
-    one: no call per list). Returns ``WALKED``, or the chunk it waits for, ``progress`` saying
-    where it stopped."""
+    one: no call per list). The value of the vertex being walked stays in a register along its
+    list (through memory, a functor's per-edge update was a chain of stores and loads: 4 of 24 ms
+    on cnr-2000). Returns ``WALKED``, or the chunk it waits for, ``progress`` saying where it
+    stopped."""
 
     @compiled()
     def kernel(frontier, n, every, indptr, words, table, chunk_edges, state, walk, lists, progress):
@@ -219,66 +222,67 @@ def depth_first_kernel(neighbors, push, in_place: bool, root, edge, back, leave)
                     r = _member(frontier, i, every)
                     i += 1
                     if root(r, state):
-                        walk[0, WALK_VERTEX], walk[0, WALK_NEXT], walk[0, WALK_HELD] = r, indptr[r], -1
+                        walk[0, WALK_VERTEX], walk[0, WALK_NEXT], walk[0, WALK_HELD], walk[0, WALK_VALUE] = r, indptr[r], -1, start(r, state)
                         depth = 1
                 if depth == 0:
                     progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, 0, top
                     return WALKED
             k = depth - 1
-            v, pos, held = walk[k, WALK_VERTEX], walk[k, WALK_NEXT], walk[k, WALK_HELD]
+            v, pos, held, value = walk[k, WALK_VERTEX], walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE]
             hi = indptr[v + 1]
             end = base = pos  # no sub-list at hand: found (or decoded) again
             if held >= 0:  # the kept one holds the last edge read
-                c, start, end = _segment(pos - 1, hi, chunk_edges, shift)
-                base = held - max(indptr[v], start)
+                c, first, end = _segment(pos - 1, hi, chunk_edges, shift)
+                base = held - max(indptr[v], first)
             down = np.int64(-1)
             while pos < hi and down < 0:
                 if pos == end:
-                    c, start, end = _segment(pos, hi, chunk_edges, shift)
+                    c, first, end = _segment(pos, hi, chunk_edges, shift)
                     if table[c, CHUNK_START] == ABSENT:
-                        walk[k, WALK_NEXT], walk[k, WALK_HELD] = pos, held
+                        walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE] = pos, held, value
                         progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, depth, top
                         return c
                     if in_place:
-                        base = table[c, PAYLOAD_START] // words.itemsize - start
+                        base = table[c, PAYLOAD_START] // words.itemsize - first
                     else:
                         if held >= 0:  # its own sub-list is the stack's top: the next one takes its place
                             top = held
-                        first = max(indptr[v], start)
-                        at = top if top + end - first <= room else room
+                        lo = max(indptr[v], first)
+                        at = top if top + end - lo <= room else room
                         if push is None:
-                            neighbors(words, table, c, v, first - start, end - start, lists[at : at + end - first])
+                            neighbors(words, table, c, v, lo - first, end - first, lists[at : at + end - lo])
                         else:  # the fused visitor decodes without a call per list, keeping every id
-                            push(words, table, c, v, first - start, end - start, lists, _every, 0, first, lists, at)
+                            push(words, table, c, v, lo - first, end - first, lists, _every, 0, lo, lists, at)
                         held = at if at < room else -1
-                        top = at + end - first if held >= 0 else top
-                        base = at - first
+                        top = at + end - lo if held >= 0 else top
+                        base = at - lo
                 while pos < end:
                     if in_place:
                         u = words[base + pos]
                     else:
                         u = lists[base + pos]
                     pos += 1
-                    if edge(v, u, pos - 1, ONE, state):
+                    entered, value = edge(v, u, pos - 1, ONE, value, state)
+                    if entered:
                         if indptr[u + 1] == indptr[u]:  # nothing to walk: in and out at once
-                            leave(u, state)
-                            back(v, u, state)
+                            leave(u, start(u, state), state)
+                            value = back(v, u, value, state)
                         else:
                             down = np.int64(u)
                             break
             if down >= 0:
                 if depth == len(walk):
                     return TOO_DEEP
-                walk[k, WALK_NEXT], walk[k, WALK_HELD] = pos, held
-                walk[depth, WALK_VERTEX], walk[depth, WALK_NEXT], walk[depth, WALK_HELD] = down, indptr[down], -1
+                walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE] = pos, held, value
+                walk[depth, WALK_VERTEX], walk[depth, WALK_NEXT], walk[depth, WALK_HELD], walk[depth, WALK_VALUE] = down, indptr[down], -1, start(down, state)
                 depth += 1
             else:
                 if held >= 0:
                     top = held
-                leave(v, state)
+                leave(v, value, state)
                 depth -= 1
                 if depth:
-                    back(walk[depth - 1, WALK_VERTEX], v, state)
+                    walk[depth - 1, WALK_VALUE] = back(walk[depth - 1, WALK_VERTEX], v, walk[depth - 1, WALK_VALUE], state)
 
     return kernel
 
