@@ -12,8 +12,8 @@ did not drop closes its component: it and the vertices pending since it was ente
 lower) are placed, their ranks twice the component's number, which counts down from the vertex
 count above every open rank; the others wait in ``pending``. Indices are reused once placed, so
 ranks fit 32 bits below 2**31 vertices. Labels follow from the ranks in one pass: components are
-numbered by their first vertex in the input's order. On cnr-2000 (2 cores) 25 ms on csr, 31 on ef,
-scipy 32 (``benchmarks/results/scc_cpu-2026-11-27-vm-dfs.md``).
+numbered by their first vertex in the input's order. On cnr-2000 (2 cores) 25 ms on csr, 32-35 on
+ef, scipy 31.5-33 (``benchmarks/results/scc_cpu-2026-11-27-vm-dfs.md``).
 
 On the GPU every vertex not yet placed belongs to a *part*, one at first; edges between parts are
 never read again, since a component lies inside one part. A pass has two halves, one along the
