@@ -43,8 +43,9 @@ def opened(store: str, device: int | None, host: int | None) -> str:
 
     g = gt.open(store)
     source = int(g.perm[0]) if g.perm is not None else 0
+    config = Config(device_memory=device, host_memory=host)
     try:
-        sources = Run(ALGORITHMS["bfs"](g, source), g, Config(device_memory=device, host_memory=host)).sources.values()
+        sources = Run(ALGORITHMS["bfs"](g, source, config.backend()), g, config).sources.values()
     except ValueError:
         return "refused"
     return max(map(tier_of, sources), key=TIERS.index)

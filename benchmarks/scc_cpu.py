@@ -1,12 +1,13 @@
-"""Strongly connected components on the CPU against scipy's (Pearce's serial algorithm) on cnr-2000,
-csr and ef stores with the reverse graph, calls taken in turns after a warm-up (compiled kernels,
-open handles): the median of each, and the partition checked against scipy's.
+"""Strongly connected components on the CPU (Pearce's algorithm over the runtime's depth-first walk)
+against scipy's (Pearce's too) on cnr-2000, csr and ef stores with the reverse graph, calls taken in
+turns after a warm-up (compiled kernels, open handles): the median of each, and the partition
+checked against scipy's.
 
     PYTHONPATH=. python benchmarks/scc_cpu.py --dir /tmp/scc-stores --runs 15
 
 scipy gets a float64 matrix, which it takes as it is (another dtype it converts on every call).
-``--unfused`` also times ef with its drains decoding each list before visiting it (the format's
-fused visitor taken out of the registry for those calls), as they did before it served drains.
+``--unfused`` also times ef with its walk decoding each list through the format's plain decoder (a
+call per list) instead of its fused visitor (taken out of the registry for those calls).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main() -> None:
     p.add_argument("--dir", type=Path, default=Path("/tmp/scc-stores"))
     p.add_argument("--runs", type=int, default=15)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--unfused", action="store_true", help="also time ef's drains without the fused visitor")
+    p.add_argument("--unfused", action="store_true", help="also time ef's walk without the fused visitor")
     args = p.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     graphs = stores(args.dir)

@@ -40,7 +40,7 @@ def opened(store, algorithm: str, device, host) -> list:
     the ValueError that refuses it: the scheduler's own decision, without running the kernels."""
     g = gt.open(store)
     try:
-        return list(Run(ALGORITHMS[algorithm](g, 0), g, Config(device="cpu", device_memory=device, host_memory=host)).sources.values())
+        return list(Run(ALGORITHMS[algorithm](g, 0, "cpu"), g, Config(device="cpu", device_memory=device, host_memory=host)).sources.values())
     except ValueError as e:
         return [e]
 

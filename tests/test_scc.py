@@ -1,8 +1,10 @@
-"""Strongly connected components on the CPU backend against scipy.sparse.csgraph's (connection
-"strong"), compared as partitions since scipy numbers them otherwise: every format, graphs with
-many components (a DAG of cycles with self-loops and isolated vertices, a long chain, a grid of
-rows), generated ones, a reordered store, cnr-2000; the same labels under budgets from two chunk
-slots to all-resident; the refusal without a reverse graph; the command line."""
+"""Strongly connected components on the CPU backend (Pearce's walk) against scipy.sparse.csgraph's
+(connection "strong"), compared as partitions since scipy numbers them otherwise: every format,
+graphs with many components (a DAG of cycles with self-loops and isolated vertices, a long chain, a
+grid of rows), generated ones, a dense one (whose walk outgrows its stack of decoded lists), a
+reordered store, cnr-2000; the same labels under budgets from one chunk slot to all-resident; the
+GPU's driver (forward-backward passes) run on the CPU to the same labels; the refusal without a
+reverse graph; the command line."""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import graphtier as gt
+from graphtier.algorithms.scc import StrongComponents, components
 from graphtier.cli import main
+from graphtier.runtime import Config
 from graphtier.tiering.resident import unit_bytes
 from graphtier.tiering.scheduler import fixed_bytes
 
@@ -63,6 +67,7 @@ GRAPHS = {
     "grid": lambda: grid_of_rows(16, 20),
     "kron": lambda: gt.generators.kronecker(9, edge_factor=4, seed=5),
     "urand": lambda: gt.generators.urand(9, edge_factor=2, seed=6),
+    "dense": lambda: np.random.default_rng(7).integers(0, 300, (6_000, 2)),
 }
 
 
@@ -102,11 +107,24 @@ def test_every_format_against_scipy(stores, expected, fmt):
         check(gt.strongly_connected_components(graphs[fmt], device="cpu"), *expected[name])
 
 
+def forward_backward(g: gt.Graph, **options) -> gt.ComponentsResult:
+    """The GPU's driver, forward-backward passes, run on the CPU."""
+    return components(g, StrongComponents(g), Config(device="cpu", **options))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_gpus_passes_on_the_cpu_give_the_same_labels(stores, fmt):
+    for name, graphs in stores.items():
+        r = forward_backward(graphs[fmt])
+        np.testing.assert_array_equal(r.labels, gt.strongly_connected_components(graphs[fmt], device="cpu").labels, err_msg=name)
+        assert r.stats["passes"] >= 1
+
+
 def test_many_components_are_placed_in_few_passes(stores):
-    """A chain and a DAG of cycles: the parts split them, so that a pass places many components (a
-    single pair of labels for every vertex would place about one a pass)."""
+    """A chain and a DAG of cycles: the GPU's parts split them, so that a pass places many
+    components (a single pair of labels for every vertex would place about one a pass)."""
     for name in ("chain", "cycles"):
-        r = gt.strongly_connected_components(stores[name]["csr"], device="cpu")
+        r = forward_backward(stores[name]["csr"])
         assert r.n_components > 150 and r.stats["passes"] <= r.n_components / 20, (name, r.stats["passes"])
 
 
@@ -122,11 +140,12 @@ def fixed(g: gt.Graph, reverse: bool) -> int:
     return fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in chunks.headers(range(n)))
 
 
-@pytest.mark.parametrize("fmt", ["csr", "ef"])
-@pytest.mark.parametrize("name", ["cycles", "kron"])
+@pytest.mark.parametrize("fmt", ["csr", "ef", "cgr"])
+@pytest.mark.parametrize("name", ["cycles", "kron", "chain"])
 def test_same_results_under_every_budget(stores, fmt, name):
     """From one chunk slot per graph (out- and in-edges share the device budget) to all-resident,
-    under every zero-copy policy: the same labels, and the device budget kept."""
+    under every zero-copy policy: the same labels, and the device budget kept; the GPU's passes on
+    the CPU too (in-edges and out-edges streamed)."""
     g = stores[name][fmt]
     resident = gt.strongly_connected_components(g, device="cpu")
     slot = max(slot_bytes(g, False), slot_bytes(g, True))
@@ -134,10 +153,10 @@ def test_same_results_under_every_budget(stores, fmt, name):
     n = max(g.chunks().n_chunks, g.chunks(True).n_chunks)
     for k, zero_copy in ((1, "never"), (2, "auto"), (n // 2 + 1, "auto"), (0, "always")):
         budget = {"device_memory": resident.stats["state_bytes"] + 2 * (per_graph + k * slot), "host_memory": 2 * max(1, k) * slot, "zero_copy": zero_copy}
-        r = gt.strongly_connected_components(g, device="cpu", **budget)
-        np.testing.assert_array_equal(r.labels, resident.labels, err_msg=f"{budget}")
-        assert r.stats["device_peak_bytes"] <= budget["device_memory"]
-        assert k != 1 or r.stats["device_misses"] > 0  # out of core indeed
+        for r in (gt.strongly_connected_components(g, device="cpu", **budget), forward_backward(g, **budget)):
+            np.testing.assert_array_equal(r.labels, resident.labels, err_msg=f"{budget}")
+            assert r.stats["device_peak_bytes"] <= budget["device_memory"]
+            assert k != 1 or r.stats["device_misses"] > 0  # out of core indeed
 
 
 def test_reordered_and_relabelled_stores_number_by_input_ids(tmp_path):
@@ -174,7 +193,8 @@ def test_directed_store_without_reverse_is_refused(tmp_path):
 
 def test_graphs_without_cycles_or_edges(tmp_path):
     g = gt.build(np.array([[0, 1], [0, 2], [3, 1]]), tmp_path / "dag.gt", reverse=True, progress=False)
-    r = gt.strongly_connected_components(g, device="cpu")
+    assert gt.strongly_connected_components(g, device="cpu").labels.tolist() == [0, 1, 2, 3]
+    r = forward_backward(g)
     assert r.labels.tolist() == [0, 1, 2, 3] and r.stats["passes"] == 0  # every vertex trimmed
     g = gt.build(np.array([[3, 3]]), tmp_path / "loop.gt", reverse=True, progress=False)
     assert gt.strongly_connected_components(g, device="cpu").labels.tolist() == [0, 1, 2, 3]

@@ -76,18 +76,18 @@ def _driver(module: str, name: str) -> type:
     return getattr(importlib.import_module(f"...algorithms.{module}", __name__), name)
 
 
-# Each algorithm's driver, with parameters that do not change its memory: what a run charges and
-# which graphs it reads come from the driver itself (``state_of``, ``Algorithm.edges``).
+# Each algorithm's driver on a backend, with parameters that do not change its memory: what a run
+# charges and which graphs it reads come from the driver itself (``state_of``, ``Algorithm.edges``).
 ALGORITHMS: dict[str, Callable] = {
-    "bfs": lambda g, s: _driver("bfs", "BFS")(g, s, "auto"),
-    "sssp": lambda g, s: _driver("sssp", "SSSP")(g, s, True, None),
-    "pagerank": lambda g, s: _driver("pagerank", "PageRank")(g, 0.85, 1e-6, 100, None, None),
-    "cc": lambda g, s: _driver("cc", "Components")(g),
-    "scc": lambda g, s: _driver("scc", "StrongComponents")(g) if g.directed else _driver("cc", "Components")(g),
-    "mst": lambda g, s: _driver("mst", "Boruvka")(g, True),
-    "mis": lambda g, s: _driver("mis", "IndependentSet")(g, 0),
-    "color": lambda g, s: _driver("coloring", "Coloring")(g, 0),
-    "bc": lambda g, s: _driver("bc", "Betweenness")(g, np.zeros(1, np.int64), False),
+    "bfs": lambda g, s, b: _driver("bfs", "BFS")(g, s, "auto"),
+    "sssp": lambda g, s, b: _driver("sssp", "SSSP")(g, s, True, None),
+    "pagerank": lambda g, s, b: _driver("pagerank", "PageRank")(g, 0.85, 1e-6, 100, None, None),
+    "cc": lambda g, s, b: _driver("cc", "Components")(g),
+    "scc": lambda g, s, b: _driver("scc", "driver")(g, b) if g.directed else _driver("cc", "Components")(g),
+    "mst": lambda g, s, b: _driver("mst", "Boruvka")(g, True),
+    "mis": lambda g, s, b: _driver("mis", "IndependentSet")(g, 0),
+    "color": lambda g, s, b: _driver("coloring", "Coloring")(g, 0),
+    "bc": lambda g, s, b: _driver("bc", "Betweenness")(g, np.zeros(1, np.int64), False),
 }
 
 
@@ -535,8 +535,8 @@ def _plans(g: Graph, name: str, candidates: list[Candidate], algorithm: str, bac
     ``chunk_edges``, the reverse graph as asked, and the input's ids ranked where it reorders."""
     plans = []
     for c in candidates:
-        view = _StoreAs(g, location=name, chunk_edges=chunk_edges, has_reverse=has_reverse, reordered=c.order != "natural")
-        driver = ALGORITHMS[algorithm](view, int(g.perm[0]) if g.perm is not None else 0)
+        view = _StoreAs(g, location=name, format=c.format, chunk_edges=chunk_edges, has_reverse=has_reverse, reordered=c.order != "natural")
+        driver = ALGORITHMS[algorithm](view, int(g.perm[0]) if g.perm is not None else 0, backend)
         _, state = state_of(driver, view, backend)
         _, graphs = graphs_read(driver.edges(view), g.directed)
         chunks = c.chunks if chunk_edges == g.chunk_edges else c.chunks.scaled(chunk_edges, g.n_edges)
@@ -547,11 +547,11 @@ def _plans(g: Graph, name: str, candidates: list[Candidate], algorithm: str, bac
 
 class _StoreAs:
     """``graph`` as a candidate's store would be, for a driver sizing its state and naming its
-    edges: named as the user named it, another chunk size, a reverse graph or not, and, reordered,
-    vertices whose input ids differ from their own (what gives MST its rank array)."""
+    edges: named as the user named it, its format, another chunk size, a reverse graph or not, and,
+    reordered, vertices whose input ids differ from their own (what gives MST its rank array)."""
 
-    def __init__(self, graph: Graph, *, location: str, chunk_edges: int, has_reverse: bool, reordered: bool):
-        self._graph, self.location, self.chunk_edges, self.has_reverse, self._reordered = graph, location, chunk_edges, has_reverse, reordered
+    def __init__(self, graph: Graph, *, location: str, format: str, chunk_edges: int, has_reverse: bool, reordered: bool):
+        self._graph, self.location, self.format, self.chunk_edges, self.has_reverse, self._reordered = graph, location, format, chunk_edges, has_reverse, reordered
 
     def __getattr__(self, name: str):
         return getattr(self._graph, name)

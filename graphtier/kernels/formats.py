@@ -23,6 +23,7 @@ class FormatKernels:
     decoders: dict[str, str]  # GPU decoder name -> C++ type in ``header``; the first is the default
     header: str
     push: Callable | None = None  # fused push visitor (kernels/cpu/operators.py), or None
+    in_place: bool = False  # ``neighbors`` returns a view of the arena, decoding nothing
 
     @property
     def name(self) -> str:
@@ -40,7 +41,7 @@ class FormatKernels:
 FORMATS: dict[str, FormatKernels] = {
     k.name: k
     for k in (
-        FormatKernels(CsrCodec, csr.csr_neighbors, csr.WORD, {"balanced": "Csr", "warp": "CsrWarp"}, "csr.cuh"),
+        FormatKernels(CsrCodec, csr.csr_neighbors, csr.WORD, {"balanced": "Csr", "warp": "CsrWarp"}, "csr.cuh", in_place=True),
         FormatKernels(LogCodec, log.log_neighbors, log.WORD, {"thread-warp-block": "Log", "warp": "LogWarp"}, "log.cuh"),
         FormatKernels(EfCodec, ef.ef_neighbors, ef.WORD, {"parallel": "Ef", "serial": "EfSerial"}, "ef.cuh", push=ef.ef_push),
         FormatKernels(CgrCodec, cgr.cgr_neighbors, cgr.WORD, {"warp-centric": "Cgr", "thread-centric": "CgrThread", "one-lane-residuals": "CgrOneLane"}, "cgr.cuh"),

@@ -10,9 +10,12 @@ import numba
 import numpy as np
 
 from ..kernels.cpu import operators as ops
+from ..kernels.formats import FORMATS
 from ..kernels.limits import EVERY_EDGE, PULL_READS
+from ..tiering.resident import ABSENT, TABLE_COLUMNS
+from ..tiering.scheduler import Scheduler
 from .frontier import ALL, Queue, Span, Spans, span_of
-from .functors import Pull
+from .functors import DepthFirst, Pull
 from .parts import merge_at
 
 SERIAL_BELOW = 1024  # a filter or compute over fewer vertices runs on one thread (waking threads costs more)
@@ -28,11 +31,16 @@ class CpuOperators:
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
-        """Per-thread decode buffers, the pulls' per-vertex done flags, and where operators
-        de-duplicate (which drains need), the drains' flags of the vertices pushed from."""
+        """Per-thread decode buffers, the pulls' per-vertex done flags, a depth-first walk's stack
+        (and, for formats that decode, its stack of decoded sub-lists: an id a vertex, then a
+        chunk's worth for a sub-list that does not fit), and where operators de-duplicate (which
+        drains need), the drains' flags of the vertices pushed from."""
         shapes = {"scratch": ((numba.config.NUMBA_NUM_THREADS, g.chunk_edges), g.id_dtype)}
         if any(isinstance(f, Pull) for f in algorithm.functors):
             shapes["done"] = ((g.n_vertices,), np.bool_)
+        if any(isinstance(f, DepthFirst) for f in algorithm.functors):
+            shapes["walk"] = ((g.n_vertices, ops.WALK_COLUMNS), np.int64)
+            shapes["walk_lists"] = ((1 if FORMATS[g.format].in_place else g.n_vertices + g.chunk_edges,), g.id_dtype)
         if algorithm.dedup:
             shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes
@@ -81,6 +89,30 @@ class CpuOperators:
         seen = self.run.state["seen"]
         seen[:] = False
         kernel(ids, n, every, indptr, words, weights, table, ce, args, output.ids[int(output.row[0]) :], self.run.frontier.marks, seen, self.run.state["scratch"])
+
+    def depth_first(self, f, args, source, input) -> int:
+        """``Run.depth_first``: the walk runs on a round's table until it waits for a chunk the table
+        lacks; out of core the next rounds bring that chunk and those at hand (``Scheduler.at_hand``).
+        Returns how many times it asked the scheduler for rounds."""
+        fmt = self.run.format
+        kernel = ops.depth_first_kernel(fmt.neighbors, fmt.push, fmt.in_place, f.root, f.start, f.edge, f.back, f.leave)
+        ids, n, every = self._set(input)
+        indptr, words, _, ce = self._graph(source, False)
+        walk, lists = self.run.state["walk"], self.run.state["walk_lists"]
+        progress = np.zeros(3, np.int64)
+        streamed = isinstance(source, Scheduler)
+        tables = [np.full((source.n_chunks, TABLE_COLUMNS), ABSENT)] if streamed else source.rounds()  # streamed: the first chunk it waits for
+        status, calls = None, 0
+        while True:
+            for table in tables:
+                if status != ops.WALKED:
+                    status = kernel(ids, n, every, indptr, words, table, ce, args, walk, lists, progress)
+            if status == ops.TOO_DEEP:
+                raise ValueError(f"{f.cuda}: edge entered more vertices than the graph has (a vertex entered twice)")
+            if status == ops.WALKED:
+                return calls
+            tables = source.rounds(lambda out, c=status: source.at_hand(out, c))
+            calls += 1
 
     def rounds(self, f, args, clusters, source, weighted: bool, rounds: int, output: Queue, counts) -> None:
         """``Run.rounds``: ``clusters.touched`` holds ``output``'s vertices while the kernel runs."""

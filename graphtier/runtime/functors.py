@@ -106,6 +106,27 @@ class Gather(Functor):
 
 
 @dataclass(frozen=True)
+class DepthFirst(Functor):
+    """A depth-first walk through out-edges, on the CPU only (``Run.depth_first``), each vertex on
+    it carrying an int64 value: ``root(v, state) -> bool`` starts a walk at v (True: v is entered);
+    ``start(v, state) -> value`` is an entered vertex's first value; ``edge(v, u, edge, weight,
+    value, state) -> (bool, value)`` for each edge of the vertex being walked, in list order (True:
+    u is entered, the walk goes down to it; at most once per vertex and call), with v's value
+    after it; ``back(v, u, value, state) -> value`` when the walk comes back to v from u;
+    ``leave(v, value, state)`` once v's list is done. The value stays in a register along a list
+    (Tarjan's low link, say). ``cuda`` names no struct: the GPU has no serial walk."""
+
+    root: Callable
+    start: Callable
+    edge: Callable
+    back: Callable
+    leave: Callable
+
+    def kernels(self, decoder: str) -> tuple[str, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
 class Filter(Functor):
     """``fn(v, state) -> bool``: v is queued when True. ``per_vertex``: ``fn`` writes only v's own
     state, so the CPU may run it on many vertices at once (as the GPU does, where a functor that

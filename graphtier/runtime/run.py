@@ -23,7 +23,7 @@ from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar, reads_of
 from . import parts
 from .config import Config
 from .frontier import ALL, Clusters, Copies, Frontier, Queue, Span, Spans, span_of
-from .functors import Advance, Compute, Filter, Gather, Pull
+from .functors import Advance, Compute, DepthFirst, Filter, Gather, Pull
 
 BATCH = 8  # iterations launched per readback of the sizes when an algorithm needs no decision between them
 
@@ -213,6 +213,20 @@ class Run:
         """Each wanted vertex of ``input`` sums the functor over its in-edges."""
         self.ops.gather(functor, args, *self._read(edges), input)
         self._merge(functor, args, edges)
+
+    def depth_first(self, functor: DepthFirst, *args, edges: str = "out", input: Queue | str = ALL) -> None:
+        """Walk depth-first through out-edges from each vertex of ``input`` in turn that the
+        functor's ``root`` takes, down through each edge its ``edge`` enters, each list read once
+        per visit (Tarjan's and Pearce's strongly connected components, and any serial algorithm
+        that needs the order of a depth-first search). Serial, on the CPU, unweighted; out of core
+        the walk waits at a list whose chunk is absent while the scheduler brings it."""
+        if self.backend != "cpu" or self.part is not None:
+            raise ValueError(f"{functor.cuda}: a depth-first walk runs on one CPU (device='cpu', not split over devices)")
+        if self.weighted[edges]:
+            raise ValueError(f"{functor.cuda}: a depth-first walk reads no weights (edges {edges!r} are loaded with them)")
+        source, _ = self._read(edges)
+        calls = self.ops.depth_first(functor, args, source, input)
+        self._calls.extend([(self._under_way, edges)] * (calls - 1))  # a record of the scheduler's per call of its rounds
 
     def _merge(self, functor, args: tuple, edges: str, output: Queue | None = None, queued: bool = False) -> None:
         """In a run split over devices: what the operator wrote, combined across the parts as its

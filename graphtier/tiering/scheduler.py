@@ -410,6 +410,16 @@ class Scheduler:
         for k in COUNTERS:
             self.totals[k] += it[k]
 
+    def at_hand(self, out, chunk: int) -> None:
+        """A demand (as ``rounds`` takes) for ``chunk`` whole and for one edge of each chunk a round
+        presents without a copy or a read from the store: the device's, and the host tier's where
+        chunks may be read in place. A walk that needs one chunk next but may go anywhere after
+        it (a depth-first walk) finds as much as it can in the rounds."""
+        out[self.device.chunks()] += 1
+        if self.zero_copy != "never":
+            out[self.host.chunks()] += 1
+        out[chunk] += self.chunk_edges
+
     def _sweep(self, out, chunks: range) -> None:
         out[chunks.start : chunks.stop] += self._edges[chunks.start : chunks.stop]
 

@@ -16,6 +16,12 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
 - ``drain``: ``advance`` over a whole graph in memory that pushes on from every vertex it would
   queue (a ring, once per vertex through marks) until none is left, each vertex of the set and all
   that follows from it before the next; a vertex of the set already pushed from is skipped.
+- ``depth_first``: a serial walk through out-edges from each vertex of a set that ``root(v, state)``
+  takes, going down to each ``u`` that ``edge`` enters (``runtime.functors.DepthFirst``); each
+  vertex on the walk carries a value (``start``, updated by ``edge`` and ``back``, given to
+  ``leave``). Its stack keeps each vertex's place in its list, and, for formats that decode, the
+  decoded sub-list itself, so a list is decoded once per visit. It stops at a list whose chunk is
+  ``ABSENT`` and carries on in a later call.
 - ``rounds``: Graffix's latency rounds over a latency store's clusters, plain edge lists: each
   cluster with a vertex in ``touched`` applies ``functor(v, u, e, w, state)`` to its edges
   ``rounds`` times in a row (``e`` the edge's position in the lists); True queues ``u`` once
@@ -39,7 +45,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ...tiering.resident import ABSENT, CHUNK_START, WEIGHTS_START
+from ...tiering.resident import ABSENT, CHUNK_START, PAYLOAD_START, WEIGHTS_START
 from .jit import kernel as compiled
 
 ONE = np.float32(1.0)
@@ -174,6 +180,109 @@ def drain_kernel(neighbors, push, functor, weighted: bool):
                 head = head + 1 if head + 1 < room else 0
                 pending -= 1
                 marks[v] = False
+
+    return kernel
+
+
+@njit(inline="always", _nrt=False)
+def _every(v, u, e, w, s):
+    """A push visitor's functor that keeps every id: the visitor then decodes a list into its output."""
+    return True
+
+
+# ``depth_first``'s stack: a row per vertex on it, the vertex, its next edge, where its sub-list at
+# hand starts in ``lists`` (-1: none kept; a format read in place keeps none, finding the chunk again
+# at each return to the vertex, and the others keep none that did not fit), and its value.
+WALK_VERTEX, WALK_NEXT, WALK_HELD, WALK_VALUE = range(4)
+WALK_COLUMNS = 4
+NEXT_ROOT, DEPTH, TOP = range(3)  # ``depth_first``'s progress kept between calls (the lists' top)
+WALKED = -1  # returned by a walk that is over (else the chunk it waits for)
+TOO_DEEP = -2  # returned where ``edge`` entered more vertices than the stack holds (one twice)
+
+
+@functools.cache
+def depth_first_kernel(neighbors, push, in_place: bool, root, start, edge, back, leave):
+    """``depth_first`` compiled for one format and functor. A format read in place (csr) resumes a
+    list where it is; the others decode each sub-list onto ``lists`` (a stack beside ``walk``'s,
+    then one sub-list's buffer for those that do not fit, decoded again at each return), so that
+    a vertex with many children is decoded once (through the format's fused visitor where it has
+    one: no call per list). The value of the vertex being walked stays in a register along its
+    list (through memory, a functor's per-edge update was a chain of stores and loads: 4 of 24 ms
+    on cnr-2000). Returns ``WALKED``, or the chunk it waits for, ``progress`` saying where it
+    stopped."""
+
+    @compiled()
+    def kernel(frontier, n, every, indptr, words, table, chunk_edges, state, walk, lists, progress):
+        shift = _shift(chunk_edges)
+        room = len(lists) - chunk_edges
+        i, depth, top = progress[NEXT_ROOT], progress[DEPTH], progress[TOP]
+        while True:
+            if depth == 0:
+                while i < n and depth == 0:
+                    r = _member(frontier, i, every)
+                    i += 1
+                    if root(r, state):
+                        walk[0, WALK_VERTEX], walk[0, WALK_NEXT], walk[0, WALK_HELD], walk[0, WALK_VALUE] = r, indptr[r], -1, start(r, state)
+                        depth = 1
+                if depth == 0:
+                    progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, 0, top
+                    return WALKED
+            k = depth - 1
+            v, pos, held, value = walk[k, WALK_VERTEX], walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE]
+            hi = indptr[v + 1]
+            end = base = pos  # no sub-list at hand: found (or decoded) again
+            if held >= 0:  # the kept one holds the last edge read
+                c, first, end = _segment(pos - 1, hi, chunk_edges, shift)
+                base = held - max(indptr[v], first)
+            down = np.int64(-1)
+            while pos < hi and down < 0:
+                if pos == end:
+                    c, first, end = _segment(pos, hi, chunk_edges, shift)
+                    if table[c, CHUNK_START] == ABSENT:
+                        walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE] = pos, held, value
+                        progress[NEXT_ROOT], progress[DEPTH], progress[TOP] = i, depth, top
+                        return c
+                    if in_place:
+                        base = table[c, PAYLOAD_START] // words.itemsize - first
+                    else:
+                        if held >= 0:  # its own sub-list is the stack's top: the next one takes its place
+                            top = held
+                        lo = max(indptr[v], first)
+                        at = top if top + end - lo <= room else room
+                        if push is None:
+                            neighbors(words, table, c, v, lo - first, end - first, lists[at : at + end - lo])
+                        else:  # the fused visitor decodes without a call per list, keeping every id
+                            push(words, table, c, v, lo - first, end - first, lists, _every, 0, lo, lists, at)
+                        held = at if at < room else -1
+                        top = at + end - lo if held >= 0 else top
+                        base = at - lo
+                while pos < end:
+                    if in_place:
+                        u = words[base + pos]
+                    else:
+                        u = lists[base + pos]
+                    pos += 1
+                    entered, value = edge(v, u, pos - 1, ONE, value, state)
+                    if entered:
+                        if indptr[u + 1] == indptr[u]:  # nothing to walk: in and out at once
+                            leave(u, start(u, state), state)
+                            value = back(v, u, value, state)
+                        else:
+                            down = np.int64(u)
+                            break
+            if down >= 0:
+                if depth == len(walk):
+                    return TOO_DEEP
+                walk[k, WALK_NEXT], walk[k, WALK_HELD], walk[k, WALK_VALUE] = pos, held, value
+                walk[depth, WALK_VERTEX], walk[depth, WALK_NEXT], walk[depth, WALK_HELD], walk[depth, WALK_VALUE] = down, indptr[down], -1, start(down, state)
+                depth += 1
+            else:
+                if held >= 0:
+                    top = held
+                leave(v, value, state)
+                depth -= 1
+                if depth:
+                    walk[depth - 1, WALK_VALUE] = back(walk[depth - 1, WALK_VERTEX], v, walk[depth - 1, WALK_VALUE], state)
 
     return kernel
 
