@@ -1,6 +1,6 @@
 """``graphtier`` (the installed command) and ``python -m graphtier``: the command line, with the
 GPU's driver starting on another thread while the command's modules import, since each takes
-about a second of a cold call on a GPU host (benchmarks/results/cli_cost-2026-11-27-notes.md)."""
+a share of a cold call on a GPU host (benchmarks/results/gpu-2026-11-27-session18-notes.md)."""
 
 from __future__ import annotations
 
