@@ -33,7 +33,8 @@ READS = {
     "sssp": set(d.ARRAYS),  # parents are pulled over the stored reverse, with its weights
     "pagerank": {"indptr", "perm", "reverse/adj", "reverse/indptr"},  # pulls over in-edges
     "cc": {"adj", "indptr", "perm"},
-    **{name: {"adj", "indptr", "perm", "reverse/adj", "reverse/indptr"} for name in ("scc", "mis", "color")},  # both ways, unweighted
+    "scc": {"adj", "indptr", "perm"},  # on the CPU a depth-first walk over out-edges (the GPU's passes read both ways)
+    **{name: {"adj", "indptr", "perm", "reverse/adj", "reverse/indptr"} for name in ("mis", "color")},  # both ways, unweighted
     "bc": {"adj", "indptr", "perm"},
     "recode": set(d.ARRAYS),  # through the same checks as a query's loads
 }
