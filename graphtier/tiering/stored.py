@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ..codecs import ChunkHeader, GraphChunkCodec
 from ..errors import CorruptChunkError
@@ -68,22 +67,10 @@ class StoredGraph:
         n, first, last = _expected_sources(self.indptr, c, self.chunk_edges)
         if (header.n_edges, header.first_src, header.last_src) != (n, first, last) or header.id_bytes != self.id_dtype.itemsize:
             raise self.chunks.corrupt(f"header says {header.n_edges} edges of sources {header.first_src}..{header.last_src} ({header.id_bytes}-byte ids), indptr says {n} edges of {first}..{last}", c)
-        if n:
-            agree = len(offsets) == last - first + 2 and _offsets_agree(offsets, self.indptr, first, c * self.chunk_edges, n)
-        else:
-            agree = len(offsets) == 1 and offsets[0] == 0
-        if not agree:
+        start = c * self.chunk_edges
+        expected = np.clip(self.indptr[first : last + 2], start, start + n) - start if n else np.zeros(1, np.int64)
+        if not np.array_equal(offsets, expected):
             raise self.chunks.corrupt("sub-list lengths disagree with indptr", c)
-
-
-@njit(nogil=True, cache=True)
-def _offsets_agree(offsets: np.ndarray, indptr: np.ndarray, first: int, start: int, n: int) -> bool:
-    """Whether each local sub-list starts where ``indptr`` puts it within the chunk's ``n`` edges
-    from ``start``; without the GIL, as ``lists_problem``."""
-    for i in range(len(offsets)):
-        if offsets[i] != min(max(indptr[first + i], start), start + n) - start:
-            return False
-    return True
 
 
 def _expected_sources(indptr: np.ndarray, c: int, chunk_edges: int) -> tuple[int, int, int]:
