@@ -119,6 +119,7 @@ def _check_part(graph: Graph, reverse: bool, report: VerifyReport, bar) -> _Sums
     found = len(report.problems)
     indptr = _check_indptr(graph, reverse, report)
     chunks, codec = graph.chunks(reverse), graph.codec
+    stored = None if indptr is None else StoredGraph(chunks, codec, indptr, graph.n_vertices, graph.chunk_edges, graph.id_dtype)
     weights = graph.weight_store(reverse) if graph.weighted else None
     n_edges = part[schema.ADJ].shape[0]
     sums = _Sums(in_degree=None if reverse else np.zeros(graph.n_vertices, np.int64))
@@ -144,10 +145,10 @@ def _check_part(graph: Graph, reverse: bool, report: VerifyReport, bar) -> _Sums
                     raise blob
                 report.bytes_read += len(blob) + CRC_BYTES
                 report.chunks_read += 1
-                if indptr is None:  # no indptr to hold the chunk to: its own checks only
+                if stored is None:  # no indptr to hold the chunk to: its own checks only
                     codec.checked_lists(blob, graph.n_vertices)
                     continue
-                h, offsets, dst = StoredGraph(chunks, codec, indptr, graph.n_vertices, graph.chunk_edges, graph.id_dtype).validated(c, blob)
+                h, offsets, dst = stored.validated(c, blob)
             except (CorruptChunkError, StoreError) as e:
                 report.problems.append(_problem(e, chunks.name, c))
                 continue

@@ -254,13 +254,13 @@ class Scheduler:
         self.graph, self.zero_copy, self.wanted_sidecars = graph, zero_copy, sidecars
         self.store, self.weight_store = graph.chunks, graph.weights
         self.n_vertices, self.chunk_edges, self.id_dtype, self.host_indptr = graph.n_vertices, graph.chunk_edges, graph.id_dtype, graph.indptr
-        store, weights, n = graph.chunks, graph.weights, graph.n_chunks
-        headers = store.headers(range(n), graph.chunk_sizes())
+        n = graph.n_chunks
+        headers = self.store.headers(range(n), graph.chunk_sizes())
         self.layout = np.array([(0, h.index_start, h.payload_start, h.n_edges, h.first_src, ABSENT) for h in headers], np.int64).reshape(n, TABLE_COLUMNS)
         self.chunk_bytes = np.array([h.total_bytes for h in headers], np.int64)
         # what a chunk takes in a slot: its bytes, then its edges' weights (WEIGHTS_START from the slot's start)
-        self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), weights is not None) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
-        if weights is not None:
+        self.unit_bytes = np.array([unit_bytes(int(b), int(p), int(e), self.weighted) for b, p, e in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START], self.layout[:, CHUNK_EDGES])], np.int64)
+        if self.weighted:
             self.layout[:, WEIGHTS_START] = [weights_start(int(b), int(p)) for b, p in zip(self.chunk_bytes, self.layout[:, PAYLOAD_START])]
         self.mine = chunks if chunks is not None else range(n)  # a part of a run split over devices reads only these
         outside = np.ones(n, bool)
@@ -268,8 +268,8 @@ class Scheduler:
         self._planned = np.where(outside, 0, self.unit_bytes)
         slot_bytes = slot_size(self._planned)
         self.fixed_bytes = fixed_bytes(graph.n_vertices, n)
-        left = device_left(chunk_budget, graph.n_vertices, n, store.name)  # what the device region may take
-        host_slots = host_slot_count(max(1, len(self.mine)), host_budget, slot_bytes, store.name)
+        left = device_left(chunk_budget, graph.n_vertices, n, self.store.name)  # what the device region may take
+        host_slots = host_slot_count(max(1, len(self.mine)), host_budget, slot_bytes, self.store.name)
         memory = CudaMemory if backend == "cuda" else CpuMemory
         self.memory = memory(slot_bytes, host_slots, n)
         self.plan = self._allocate(left, slot_bytes)
@@ -278,7 +278,7 @@ class Scheduler:
         self.derived = np.zeros(n, bool)  # whose vertices' sidecar values are on the device
         for side in self.sidecars:  # unknown until their chunk is validated
             self.memory.fill_device(self.plan.sidecars[side.name], sidecar_bytes(side, self.n_vertices), 0xFF)
-        with allocating(f"indptr and the chunk tables of {store.name}", self.fixed_bytes, self.memory.device_side):
+        with allocating(f"indptr and the chunk tables of {self.store.name}", self.fixed_bytes, self.memory.device_side):
             self.indptr = self.memory.array(graph.indptr)
             self._edges = self.memory.array(np.where(outside, 0, self.layout[:, CHUNK_EDGES]))
             self._edge_bytes = self.memory.array(self.unit_bytes / np.maximum(self.layout[:, CHUNK_EDGES], 1))

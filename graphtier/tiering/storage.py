@@ -91,8 +91,7 @@ class ChunkStore:
             raise self._failed(c, e) from e
         if done != size:  # a file cut short as it was read
             raise self.corrupt(f"chunk changed in the store as it was read ({done:,} of {size:,} bytes)", c)
-        if google_crc32c.value(_read_only(out)) != int(crc[0]):
-            raise self.corrupt("crc32c mismatch", c)
+        self._check_crc(c, out, int(crc[0]))
 
     def _fetched(self, chunk_ids: Sequence[int]) -> list:
         return self._results([self._store.get(self.key(c), prototype=default_buffer_prototype()) for c in chunk_ids], chunk_ids)
@@ -159,10 +158,13 @@ class ChunkStore:
         data = self._present(c, buf).as_numpy_array().view(np.uint8)
         if len(data) < CRC_BYTES:
             raise self.corrupt("chunk is too short to hold its checksum", c)
-        body, crc = data[:-CRC_BYTES], int(data[-CRC_BYTES:].view("<u4")[0])
+        body = data[:-CRC_BYTES]
+        self._check_crc(c, body, int(data[-CRC_BYTES:].view("<u4")[0]))
+        return body
+
+    def _check_crc(self, c: int, body: np.ndarray, crc: int) -> None:
         if google_crc32c.value(_read_only(body)) != crc:
             raise self.corrupt("crc32c mismatch", c)
-        return body
 
 
 class WeightStore:
