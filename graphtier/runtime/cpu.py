@@ -145,12 +145,13 @@ class CpuOperators:
         output.ids[start : start + len(found)] = found
         self._queued(output, start, start + len(found), indptr)
 
-    def gather(self, f, args, source, weighted: bool, input) -> None:
+    def gather(self, f, args, source, weighted: bool, input, lanes: int) -> None:
         ids, n, every = self._set(input)
         indptr, words, weights, ce = self._graph(source, weighted)
-        kernel = ops.gather_kernel(self.run.format.neighbors, f.wanted, f.gather, f.apply, weighted)
+        kernel = (ops.gather_lanes_kernel if f.lanes else ops.gather_kernel)(self.run.format.neighbors, f.wanted, f.gather, f.apply, weighted)
+        extra = (lanes,) if f.lanes else ()
         for table in source.rounds(self._demand(source, ids, n, every), span_of(input)):
-            kernel(ids, n, every, indptr, words, weights, table, ce, args, self.run.state["scratch"])
+            kernel(ids, n, every, indptr, words, weights, table, ce, *extra, args, self.run.state["scratch"])
 
     def filter(self, f, args, input, output: Queue) -> None:
         ids, n, every = self._set(input, edges=False)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import DeviceError
 from ..kernels.cuda.runtime import module
-from ..kernels.limits import HUB_EDGES, PIECE_EDGES
+from ..kernels.limits import HUB_EDGES, MAX_LANES, PIECE_EDGES
 from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Gather
 from .parts import merge_at
@@ -68,12 +68,14 @@ class CudaOperators:
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
         """The hubs a push or a gather hands to its second kernel, the sizes row of an ALL set, and
         for a gather where each hub's pieces start and their sums (a hub's sub-list in a chunk
-        makes a piece per PIECE_EDGES edges, and one more at most)."""
+        makes a piece per PIECE_EDGES edges, and one more at most; a sum per lane by lanes)."""
         hubs = g.n_edges // HUB_EDGES + 1
         shapes = {"hubs": ((hubs,), np.uint64), "all_row": ((4,), np.uint64)}
-        if any(isinstance(f, Gather) for f in algorithm.functors):
+        gathers = [f for f in algorithm.functors if isinstance(f, Gather)]
+        if gathers:
             pieces = g.n_edges // PIECE_EDGES + g.n_edges // g.chunk_edges + 2 * hubs
-            shapes |= {"hub_first": ((hubs,), np.int64), "hub_sums": ((pieces,), np.float64)}
+            lanes = MAX_LANES if any(f.lanes for f in gathers) else 1
+            shapes |= {"hub_first": ((hubs,), np.int64), "hub_sums": ((pieces * lanes,), np.float64)}
         return shapes
 
     def _kernel(self, name: str):
@@ -163,12 +165,12 @@ class CudaOperators:
         for table in source.rounds(count):
             self._launch(pull, *source.params(table, weighted), ids, row, output.ids, output.address, _NULL, *words)
 
-    def gather(self, f, args, source, weighted: bool, input) -> None:
+    def gather(self, f, args, source, weighted: bool, input, lanes: int) -> None:
         kernels = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
         scratch = (self.run.state[k] for k in ("hubs", "hub_first", "hub_sums"))
-        params = (ids, row, *scratch, *words)
+        params = (ids, row, *scratch, *words, *((np.int64(lanes),) if f.lanes else ()))
         for table in source.rounds(self._demand(source, ids, row), span_of(input)):
             self._round_set(input, source, row, False)  # the round's hubs, queued by the first kernel
             for kernel in kernels:

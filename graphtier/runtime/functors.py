@@ -94,15 +94,20 @@ class Pull(Functor):
 @dataclass(frozen=True)
 class Gather(Functor):
     """Each wanted vertex u sums ``gather(u, v, edge, weight, state)`` over its in-edges, then
-    ``apply(u, total, state)``."""
+    ``apply(u, total, state)``. With ``lanes``, a vertex sums one value per lane b (``Run.gather``
+    says how many, at most 64: the sources of a batch, say): ``wanted(u, b, state)``,
+    ``gather(u, v, edge, weight, b, state)``, ``apply(u, b, total, state)``, each lane's terms
+    added in list order."""
 
     wanted: Callable  # (u, state) -> bool
     gather: Callable
     apply: Callable
     combine: tuple[Combine, ...] = ()  # as Advance's
+    lanes: bool = False
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
-        return (f"gather_kernel<{decoder}, {self.cuda}>", f"gather_hubs_kernel<{decoder}, {self.cuda}>", f"gather_apply_kernel<{self.cuda}>")
+        kind = "gather_lanes" if self.lanes else "gather"
+        return (f"{kind}_kernel<{decoder}, {self.cuda}>", f"{kind}_hubs_kernel<{decoder}, {self.cuda}>", f"{kind}_apply_kernel<{self.cuda}>")
 
 
 @dataclass(frozen=True)

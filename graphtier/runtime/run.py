@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import OutOfMemoryError
 from ..kernels.formats import FORMATS
+from ..kernels.limits import MAX_LANES
 from ..tiering.scheduler import COUNTERS, Scheduler, Sidecar, reads_of
 from . import parts
 from .config import Config
@@ -209,9 +210,12 @@ class Run:
         self.ops.pull(functor, args, *self._read(edges), input, output, sidecar)
         self._merge(functor, args, edges, output, queued=True)
 
-    def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | Span | str = ALL) -> None:
-        """Each wanted vertex of ``input`` sums the functor over its in-edges."""
-        self.ops.gather(functor, args, *self._read(edges), input)
+    def gather(self, functor: Gather, *args, edges: str = "in", input: Queue | Span | str = ALL, lanes: int = 1) -> None:
+        """Each wanted vertex of ``input`` sums the functor over its in-edges (in ``lanes`` lanes,
+        for a functor declared with lanes)."""
+        if not 1 <= lanes <= (MAX_LANES if functor.lanes else 1):
+            raise ValueError(f"{functor.cuda} gathers in {'1 to 64 lanes' if functor.lanes else 'one lane'}, not {lanes}")
+        self.ops.gather(functor, args, *self._read(edges), input, lanes)
         self._merge(functor, args, edges)
 
     def depth_first(self, functor: DepthFirst, *args, edges: str = "out", input: Queue | str = ALL) -> None:

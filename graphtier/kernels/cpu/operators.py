@@ -31,7 +31,9 @@ queue ``frontier[:n]`` or, with ``every``, a range: ``frontier[0] .. frontier[0]
   ``done[u]`` is set. ``pull_sidecar`` does the same with one candidate per vertex kept on the
   device (a scheduler sidecar), before any list is read.
 - ``gather``: each vertex ``u`` of a set with ``wanted(u, state)`` sums ``gather(u, v, e, w,
-  state)`` over its in-edges present this round, then ``apply(u, total, state)``.
+  state)`` over its in-edges present this round, then ``apply(u, total, state)``; by lanes, one
+  sum per lane ``b`` (``wanted(u, b, state)``, ``gather(u, v, e, w, b, state)``, ``apply(u, b,
+  total, state)``).
 - ``filter``: the vertices of a set for which ``predicate(v, state)`` holds, into a queue, in the
   set's order (evaluated in parallel where the functor says it writes only its vertex's state).
 - ``compute``: ``fn(v, state)`` on every vertex of a set, in parallel.
@@ -391,6 +393,47 @@ def gather_kernel(neighbors, wanted, gather, apply, weighted: bool):
                     total += share
                 lo = end
             apply(u, total, state)
+
+    return kernel
+
+
+@functools.cache
+def gather_lanes_kernel(neighbors, wanted, gather, apply, weighted: bool):
+    """``gather`` by lanes: a vertex's list decoded once per chunk, then each wanted lane's terms
+    summed over it in list order (as the GPU's lanes do), shares added in chunk order."""
+
+    @compiled(parallel=True)
+    def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, lanes, state, scratch):
+        shift = _shift(chunk_edges)
+        wanted_lanes = np.zeros((len(scratch), lanes), np.int64)  # a row per thread, as the scratch
+        totals = np.zeros((len(scratch), lanes))
+        for i in prange(n):
+            u = _member(frontier, i, every)
+            t = numba.get_thread_id()
+            on, sums = wanted_lanes[t], totals[t]
+            count = 0
+            for b in range(lanes):
+                if wanted(u, b, state):
+                    on[count] = b
+                    sums[count] = 0.0
+                    count += 1
+            if count == 0:
+                continue
+            buf = scratch[t]
+            lo, hi = indptr[u], indptr[u + 1]
+            while lo < hi:
+                c, start, end = _segment(lo, hi, chunk_edges, shift)
+                if table[c, CHUNK_START] != ABSENT:
+                    wbase = table[c, WEIGHTS_START] // 4 + lo - start if weighted else 0
+                    ids = neighbors(words, table, c, u, lo - start, end - start, buf)
+                    for j in range(count):
+                        b, share = on[j], 0.0
+                        for k in range(len(ids)):
+                            share += gather(u, ids[k], lo + k, weights[wbase + k] if weighted else ONE, b, state)
+                        sums[j] += share
+                lo = end
+            for j in range(count):
+                apply(u, on[j], sums[j], state)
 
     return kernel
 

@@ -27,6 +27,8 @@
 //   pull      bool wanted(u32 u); bool operator()(u32 u, u32 v, Edge e): v is what u looks for;
 //             void adopt(u32 u, u32 v): u found it (u joins the output queue)
 //   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
+//             (by lanes: bool wanted(u32 u, u32 b); double operator()(u32 u, u32 v, Edge e, u32 b);
+//             void apply(u32 u, u32 b, double sum), b the lane)
 //   filter    bool operator()(u32 v): v joins the output queue when true
 //   compute   void operator()(u32 v)
 // A vertex set is a queue `input` of in->frontier ids, or, with input null, the in->frontier
@@ -414,6 +416,85 @@ __device__ void gather_hubs_apply(const Graph& g, const u64* hubs, const LevelSi
     }
 }
 
+// Gather by lanes: every vertex u of the set sums f(u, v, e, b) over its in-edges present this
+// round for each lane b < lanes (at most 64) with f.wanted(u, b), then f.apply(u, b, sum): many
+// values a vertex (one per source of a batch), each summed in list order. A warp takes 32 lanes of
+// a vertex, each lane scanning the list alone, so the lanes' loads of a neighbour's row (lane b
+// reads column b) fall side by side; hubs (where any range decodes alone) go to
+// gather_lanes_hubs in pieces, their sums per piece and lane in `sums`.
+template <class Format>
+constexpr bool lanes_split_hubs = Format::random_access && Format::split_hubs;
+
+template <class Format, bool P, class F>
+__device__ double lanes_share(const Graph& g, i64 c, u32 u, i64 lo, i64 hi, u32 b, const F& f) {
+    const i64 start = c * g.chunk_edges;
+    const float* w = P ? g.weights(c) : nullptr;
+    double share = 0;
+    Format::template for_each_lane<false, P>(g, c, u, lo, hi, [&](u32 v, u32 j) { return share += f(u, v, Edge::at(start, w, j), b), false; });
+    return share;
+}
+
+template <class Format, class F>
+__device__ void gather_lanes(const Graph& g, const u32* input, LevelSizes* in, u64* hubs, i64 lanes, const F& f) {
+    constexpr bool P = reads_edges<F>;
+    const i64 halves = (lanes + 31) / 32;
+    for (i64 i = global_warp(), n = set_size(in) * halves; i < n; i += warp_count()) {  // warp-uniform
+        u32 u = set_vertex(input, in, i / halves);
+        u32 b = u32(i % halves * 32 + lane_id());
+        i64 lo = g.indptr[u], hi = g.indptr[u + 1];
+        if (lanes_split_hubs<Format> && hi - lo > HUB_EDGES) {
+            if (b == 0) queue_hub(g, hubs, in, u, lo, hi);
+            continue;
+        }
+        if (lo == hi || b >= lanes || !f.wanted(u, b)) continue;
+        double total = 0;
+        for (i64 end; lo < hi; lo = end) {
+            i64 c = lo / g.chunk_edges;
+            end = min(hi, (c + 1) * g.chunk_edges);
+            if (g.present(c)) total += lanes_share<Format, P>(g, c, u, lo - c * g.chunk_edges, end - c * g.chunk_edges, b, f);
+        }
+        f.apply(u, b, total);
+    }
+}
+
+// Gather by lanes, second kernel: each hub piece's sum for every lane, at sums[piece * lanes + b].
+template <class Format, class F>
+__device__ void gather_lanes_hubs(const Graph& g, const u64* hubs, const LevelSizes* in, i64* first, double* sums, i64 lanes, const F& f) {
+    if constexpr (lanes_split_hubs<Format>) {
+        deal_hub_pieces(g, hubs, in->hubs, first, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64, i64 q) {
+            i64 a = lo + r * PIECE_EDGES, e = min(hi, a + PIECE_EDGES);
+            for (u32 b = lane_id(); b < lanes; b += 32) {
+                double share = 0;
+                if (g.present(c) && f.wanted(hub, b)) share = lanes_share<Format, reads_edges<F>>(g, c, hub, a, e, b, f);
+                sums[q * lanes + b] = share;
+            }
+        });
+    }
+}
+
+// Gather by lanes, third kernel: a warp per hub, each lane adding its pieces' sums chunk by chunk.
+template <class F>
+__device__ void gather_lanes_apply(const Graph& g, const u64* hubs, const LevelSizes* in, const i64* first, const double* sums, i64 lanes, const F& f) {
+    for (i64 h = global_warp(); h < i64(in->hubs); h += warp_count()) {
+        u32 u = u32(hubs[h]);
+        for (u32 b = lane_id(); b < lanes; b += 32) {
+            if (!f.wanted(u, b)) continue;
+            i64 q = first[h];
+            double total = 0;
+            for (i64 a = g.indptr[u], z = g.indptr[u + 1], end; a < z; a = end) {
+                i64 c = a / g.chunk_edges;
+                end = min(z, (c + 1) * g.chunk_edges);
+                i64 pieces = (end - a + PIECE_EDGES - 1) / PIECE_EDGES;
+                double share = 0;
+                for (i64 k = 0; k < pieces; ++k) share += sums[(q + k) * lanes + b];
+                if (g.present(c)) total += share;
+                q += pieces;
+            }
+            f.apply(u, b, total);
+        }
+    }
+}
+
 // Pull from a sidecar, before advance_pull: where the scheduler keeps one candidate of every
 // vertex on the device (candidates[u]; n or more: unknown), each u with f.wanted(u) whose
 // candidate passes f(u, v, e) is adopted without its list being read (so advance_pull, which asks
@@ -508,6 +589,23 @@ __global__ void gather_hubs_kernel(GATHER_PARAMS) {
 template <class F>
 __global__ void gather_apply_kernel(GATHER_PARAMS) {
     gather_hubs_apply(GRAPH_ARGS, hubs, in, first, sums, functor_of<F>(FUNCTOR_ARGS));
+}
+
+#define LANES_PARAMS GATHER_PARAMS, i64 lanes
+
+template <class Format, class F>
+__global__ void gather_lanes_kernel(LANES_PARAMS) {
+    gather_lanes<Format>(GRAPH_ARGS, input, in, hubs, lanes, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class Format, class F>
+__global__ void gather_lanes_hubs_kernel(LANES_PARAMS) {
+    gather_lanes_hubs<Format>(GRAPH_ARGS, hubs, in, first, sums, lanes, functor_of<F>(FUNCTOR_ARGS));
+}
+
+template <class F>
+__global__ void gather_lanes_apply_kernel(LANES_PARAMS) {
+    gather_lanes_apply(GRAPH_ARGS, hubs, in, first, sums, lanes, functor_of<F>(FUNCTOR_ARGS));
 }
 
 template <class F>
@@ -643,9 +741,13 @@ extern "C" __global__ void set_at_bitmap(const u32* bits, i64 words, void* a, i6
 #define INSTANTIATE_GATHER_1(Format, F)                             \
     template __global__ void gather_kernel<Format, F>(GATHER_PARAMS); \
     template __global__ void gather_hubs_kernel<Format, F>(GATHER_PARAMS);
+#define INSTANTIATE_GATHER_LANES_1(Format, F)                             \
+    template __global__ void gather_lanes_kernel<Format, F>(LANES_PARAMS); \
+    template __global__ void gather_lanes_hubs_kernel<Format, F>(LANES_PARAMS);
 #define INSTANTIATE_ADVANCE(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_ADVANCE_1, F)
 #define INSTANTIATE_SPANS(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_SPANS_1, F)
 #define INSTANTIATE_GATHER(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_1, F) template __global__ void gather_apply_kernel<F>(GATHER_PARAMS);
+#define INSTANTIATE_GATHER_LANES(F) FOR_EACH_FORMAT_WITH(INSTANTIATE_GATHER_LANES_1, F) template __global__ void gather_lanes_apply_kernel<F>(LANES_PARAMS);
 #define INSTANTIATE_PULL(F)                                                                                                   \
     FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
     template __global__ void pull_sidecar_kernel<F>(const u32*, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
