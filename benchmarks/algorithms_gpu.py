@@ -208,7 +208,7 @@ def main() -> None:
             "mst": lambda g, s, **b: gt.minimum_spanning_tree(g, device="cuda", **b),
             "mis": lambda g, s, **b: gt.maximal_independent_set(g, seed=1, device="cuda", **b),
             "color": lambda g, s, **b: gt.greedy_color(g, seed=1, device="cuda", **b),
-            "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=args.bc_k, seed=0, device="cuda", **b),
+            "bc": lambda g, s, **b: gt.betweenness_centrality(g, k=args.bc_k, seed=0, batch=min(args.bc_k, 64), device="cuda", **b),  # one width in every region
         }
         directed, dcsr = {}, None
         if "scc" in args.algorithms:

@@ -100,6 +100,22 @@ def test_given_sources_and_every_vertex(graphs):
     np.testing.assert_allclose(gt.betweenness_centrality(g, k=n, seed=1, device="cpu").centrality, everyone, rtol=RTOL, atol=0)
 
 
+def test_every_batch_width_gives_the_same_bits(graphs):
+    """A batch's sources each sum in lanes of their own, and add up in source order: one source
+    per pass, a few, or every vertex at once give the same bits (with endpoints, so the sources'
+    own counts add in too); the width is what the stats say."""
+    g = graphs["ef"]
+    widths = {}
+    for batch in (1, 3, 64):
+        r = gt.betweenness_centrality(g, endpoints=True, batch=batch, device="cpu")
+        assert r.stats["batch"] == min(batch, g.n_vertices)
+        widths[batch] = r.centrality
+    np.testing.assert_array_equal(widths[1], widths[3])
+    np.testing.assert_array_equal(widths[1], widths[64])
+    with pytest.raises(ValueError, match="batch"):
+        gt.betweenness_centrality(g, batch=65, device="cpu")
+
+
 def test_refusals(graphs):
     g = graphs["csr"]
     with pytest.raises(NotImplementedError, match="weight"):
@@ -150,7 +166,7 @@ def test_same_results_under_every_budget(graphs, fmt):
     slot = slot_bytes(g)
     for k, zero_copy in ((2, "never"), (2, "auto"), (n // 2, "auto"), (0, "always")):
         budget = {"device_memory": resident.stats["state_bytes"] + fixed + k * slot, "host_memory": 2 * max(1, k) * slot, "zero_copy": zero_copy}
-        r = gt.betweenness_centrality(g, k=6, seed=1, device="cpu", **budget)
+        r = gt.betweenness_centrality(g, k=6, seed=1, batch=3, device="cpu", **budget)  # two batches, their lanes read out of core
         np.testing.assert_allclose(r.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
         assert r.stats["device_peak_bytes"] <= budget["device_memory"]
 

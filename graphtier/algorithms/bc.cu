@@ -1,65 +1,118 @@
 // Betweenness centrality's functors on the GPU (graphtier/algorithms/bc.py has the driver and the
-// CPU functors). Path counts are integer-valued doubles: their atomic adds are exact in any order
-// (below 2**53). Dependencies are gathered, never added by atomics.
+// CPU functors): a bit per source of the batch in each vertex's words, and rows of `width` columns
+// (v * width + b: source b at vertex v). Path counts are integer-valued doubles: their atomic adds
+// are exact in any order (below 2**53). Dependencies are gathered, a lane per source, never added
+// by atomics.
 #include "runtime.cuh"
 
-struct Reset {  // a new source: every vertex unvisited but the source, which is selected
-    int* dist;
-    double* sigma;
-    double* delta;
-    i64 source;
-    __device__ bool operator()(u32 v) const {
-        bool is_source = i64(v) == source;
-        dist[v] = is_source ? 0 : -1;
-        sigma[v] = is_source ? 1.0 : 0.0;
-        delta[v] = 0.0;
-        return is_source;
-    }
+struct Seeded {  // a batch's first frontier: its sources
+    const u64* visit;
+    __device__ bool operator()(u32 v) const { return visit[v] != 0; }
 };
 
-struct Count {  // forward: claim an unvisited u for the next level; add v's paths to u on it
-    int* dist;
+struct Spread {  // forward: u takes the sources that reached v at this level and not u before, and v's paths from each
+    const u64* seen;
+    const u64* visit;
+    u64* next;
     double* sigma;
-    i64 level;
+    i64 width;
     __device__ bool operator()(u32 v, u32 u, Edge) const {
-        int d = dist[u];
-        bool claimed = false;
-        if (d < 0) {
-            d = atomicCAS(dist + u, -1, int(level));
-            claimed = d == -1;
-            if (claimed) d = int(level);
+        u64 bits = visit[v] & ~seen[u];
+        if (bits == 0) return false;
+        for (u64 rest = bits; rest; rest &= rest - 1) {
+            i64 b = __ffsll(i64(rest)) - 1;
+            atomicAdd(sigma + u * width + b, sigma[v * width + b]);
         }
-        if (d == int(level)) atomicAdd(sigma + u, sigma[v]);
-        return claimed;
+        if ((next[u] & bits) == bits) return false;
+        return atomicOr(next + u, bits) == 0;  // queued by the first to give it a bit
     }
 };
 
-struct Dependency {  // backward, over v's out-edges: u one level deeper passes on its share of v's paths
-    const int* dist;
+struct Forget {  // the level's bits, cleared once it has pushed
+    u64* visit;
+    __device__ void operator()(u32 v) const { visit[v] = 0; }
+};
+
+struct Settle {  // a vertex reached at this level pushes its new sources next, at their depth
+    u64* seen;
+    u64* visit;
+    u64* next;
+    int* depth;
+    i64 width;
+    i64 level;
+    __device__ void operator()(u32 u) const {
+        u64 bits = next[u];
+        visit[u] = bits;
+        seen[u] |= bits;
+        next[u] = 0;
+        for (; bits; bits &= bits - 1) depth[u * width + __ffsll(i64(bits)) - 1] = int(level);
+    }
+};
+
+struct Share {  // before a level gathers: the share of a path through each vertex one level deeper, (1 + delta) / sigma
+    const int* depth;
+    const double* sigma;
+    const double* delta;
+    double* ratio;
+    i64 width;
+    i64 count;
+    i64 level;
+    __device__ void operator()(u32 v) const {
+        for (i64 b = 0, at = v * width; b < count; ++b, ++at)
+            if (depth[at] == level) ratio[at] = (1.0 + delta[at]) / sigma[at];
+    }
+};
+
+struct Unshare {  // the shares of the level gathered from last, zero again
+    const int* depth;
+    double* ratio;
+    i64 width;
+    i64 count;
+    i64 level;
+    __device__ void operator()(u32 v) const {
+        for (i64 b = 0, at = v * width; b < count; ++b, ++at)
+            if (depth[at] == level) ratio[at] = 0.0;
+    }
+};
+
+struct Dependency {  // backward, over v's out-edges: u passes on its share of v's paths from source b (zero unless one level deeper)
+    const int* depth;
     const double* sigma;
     double* delta;
+    const double* ratio;
+    i64 width;
     i64 level;
-    __device__ bool wanted(u32) const { return true; }
-    __device__ double operator()(u32 v, u32 u, Edge) const { return dist[u] == level + 1 ? __dmul_rn(sigma[v], (1.0 + delta[u]) / sigma[u]) : 0.0; }
-    __device__ void apply(u32 v, double total) const { delta[v] += total; }
+    __device__ bool wanted(u32 v, u32 b) const { return depth[v * width + b] == level; }
+    __device__ double operator()(u32 v, u32 u, Edge, u32 b) const { return __dmul_rn(sigma[v * width + b], ratio[u * width + b]); }
+    __device__ void apply(u32 v, u32 b, double total) const { delta[v * width + b] += total; }
 };
 
-struct Accumulate {  // each reached vertex takes its dependency (and with endpoints, one per pair it ends)
+struct Accumulate {  // source by source: each reached vertex takes its dependency (and with endpoints, one per pair it ends)
     double* centrality;
-    const int* dist;
+    const int* depth;
     const double* delta;
-    i64 source;
-    i64 endpoints;
-    i64 reached;
+    i64 width;
+    i64 count;
+    double endpoints;
+    const double* own;  // a source's own count
     __device__ void operator()(u32 v) const {
-        if (dist[v] > 0)
-            centrality[v] += delta[v] + double(endpoints);
-        else if (i64(v) == source && endpoints)
-            centrality[v] += double(reached - 1);
+        double c = centrality[v];
+        for (i64 b = 0; b < count; ++b) {
+            int d = depth[v * width + b];
+            if (d > 0)
+                c += delta[v * width + b] + endpoints;
+            else if (d == 0)
+                c += own[b];
+        }
+        centrality[v] = c;
     }
 };
 
-INSTANTIATE(FILTER, Reset)
-INSTANTIATE(ADVANCE, Count)
-INSTANTIATE(GATHER, Dependency)
+INSTANTIATE(FILTER, Seeded)
+INSTANTIATE(ADVANCE, Spread)
+INSTANTIATE(COMPUTE, Forget)
+INSTANTIATE(COMPUTE, Settle)
+INSTANTIATE(COMPUTE, Share)
+INSTANTIATE(COMPUTE, Unshare)
+INSTANTIATE(GATHER_LANES, Dependency)
 INSTANTIATE(COMPUTE, Accumulate)

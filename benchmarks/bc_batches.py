@@ -1,0 +1,61 @@
+"""Betweenness centrality's batch widths on the GPU, beside one BFS, on one Kronecker graph (csr, in
+GPU memory): ``k=64`` sampled sources (seed 0) at each width, the same bits at every width.
+
+    python benchmarks/bc_batches.py SCALE WIDTH [WIDTH ...]
+
+Times are medians of CUDA events around the whole call (what a caller waits for), after a warm-up;
+``forward`` and ``backward`` sum the iterations of each phase."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import graphtier as gt
+
+
+def timed(fn, repeat: int) -> tuple[float, object]:
+    import cupy
+
+    fn()
+    ms, result = [], None
+    for _ in range(repeat):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        result = fn()
+        end.record()
+        end.synchronize()
+        ms.append(cupy.cuda.get_elapsed_time(start, end))
+    return statistics.median(ms), result
+
+
+def main() -> None:
+    scale, widths = int(sys.argv[1]), [int(w) for w in sys.argv[2:]]
+    with tempfile.TemporaryDirectory() as d:
+        t = time.perf_counter()
+        g = gt.build(gt.generators.kronecker(scale, seed=0), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
+        print(f"kron{scale} built {time.perf_counter() - t:.1f}s", flush=True)
+        source = int(np.flatnonzero(np.diff(g.indptr()))[7])
+        ms, _ = timed(lambda: gt.bfs(g, source, device="cuda"), 3)
+        print(f"bfs ms {ms:.3f}", flush=True)
+        first = None
+        for w in widths:
+            ms, r = timed(lambda w=w: gt.betweenness_centrality(g, k=64, seed=0, batch=w, device="cuda"), 2 if w < 8 else 3)
+            its = r.stats["iterations"]
+            phase = {p: 1e3 * sum(i["seconds"] for i in its if i.get("phase") == p) for p in ("forward", "backward")}
+            same = None if first is None else bool(np.array_equal(first, r.centrality))
+            first = r.centrality if first is None else first
+            print(
+                f"bc k=64 batch {w}: ms {ms:.1f} iterations {len(its)} forward {phase['forward']:.1f} backward {phase['backward']:.1f} state_gb {r.stats['state_bytes'] / 1e9:.2f} same_bits {same}",
+                flush=True,
+            )
+            print("  iteration ms", [round(i["seconds"] * 1e3, 1) for i in its], flush=True)
+
+
+if __name__ == "__main__":
+    main()
