@@ -160,13 +160,13 @@ def test_same_results_under_every_budget(graphs, fmt):
     chunk shares are added in the order its chunks arrive, which only changes the last bits of
     lists over three chunks or more), and the device budget kept."""
     g = graphs[fmt]
-    resident = gt.betweenness_centrality(g, k=6, seed=1, device="cpu")
+    resident = gt.betweenness_centrality(g, k=6, seed=1, batch=3, device="cpu")  # two batches, their lanes read out of core below
     n = g.chunks().n_chunks
     fixed = fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
     slot = slot_bytes(g)
     for k, zero_copy in ((2, "never"), (2, "auto"), (n // 2, "auto"), (0, "always")):
         budget = {"device_memory": resident.stats["state_bytes"] + fixed + k * slot, "host_memory": 2 * max(1, k) * slot, "zero_copy": zero_copy}
-        r = gt.betweenness_centrality(g, k=6, seed=1, batch=3, device="cpu", **budget)  # two batches, their lanes read out of core
+        r = gt.betweenness_centrality(g, k=6, seed=1, batch=3, device="cpu", **budget)
         np.testing.assert_allclose(r.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
         assert r.stats["device_peak_bytes"] <= budget["device_memory"]
 
