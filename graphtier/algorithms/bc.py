@@ -11,13 +11,14 @@ source has not reached it):
   out-edges: a neighbour takes the sources that reached the vertex at this level and not it
   before, and for each such source adds the vertex's path count to its own (float64, as networkx;
   counts are integers, exact up to 2**53 whatever order the adds come in, so the same on every
-  backend); then it settles at the next level. Each level's vertices are kept (on the host) for
+  backend); then it settles at the next level. Each level's vertices are kept on the host.
 - *backward*: from the deepest level up, each level's vertices gather, one lane per source at
   that depth (``Gather`` with lanes), ``sigma[v] * ratio[w]`` over their out-edges: over
   out-edges, so a directed graph needs no reverse graph. ``ratio[w]`` is ``(1 + delta[w]) /
   sigma[w]`` where w is one level deeper from the source, written before the level gathers, and
-  zero elsewhere (the level below's cleared), so a lane reads one value per edge and tests none. Each lane sums a chunk's share of a list in list order, and out of
-  core the shares are added in the order the chunks arrive: two shares commute, so only lists
+  zero elsewhere (the level below's cleared), so a lane reads one value per edge and tests none.
+  Each lane sums a chunk's share of a list in list order, and out of core the shares are added
+  in the order the chunks arrive: two shares commute, so only lists
   over three chunks or more may differ in their last bits between budgets; a hub's pieces are
   summed apart on the GPU. So values agree within a few ulps per sum (tested: 1e-12 relative
   between budgets, 1e-9 between CPU, GPU and networkx), and the same query on the same budget
@@ -43,6 +44,7 @@ from ..runtime.results import BetweennessResult
 from ..runtime.run import state_of
 
 FORWARD, BACKWARD = "forward", "backward"
+LEVELS = ("level_0", "level_1", "level_2")  # level d's vertices in queue d % 3: a backward step reads d, d + 1 and d + 2
 ONE = np.uint64(1)
 
 
@@ -92,23 +94,14 @@ def settle(u, s):
 
 @cpu
 def share(v, s):
-    """Backward, before a level gathers: each vertex one level deeper from a source holds
-    ``(1 + delta) / sigma`` for it in ``ratio``, the share of a path through it. ``s``: (depth,
-    sigma, delta, ratio, width, sources in the batch, that level)."""
-    depth, sigma, delta, ratio, width, count, level = s
+    """Backward, at a level's vertices: for each source that reached v there, ``(1 + delta) /
+    sigma`` in ``ratio``, the share of a path through v (zero again with ``clear``). ``s``: (depth,
+    sigma, delta, ratio, width, sources in the batch, the level, clear)."""
+    depth, sigma, delta, ratio, width, count, level, clear = s
     for b in range(count):
-        if depth[v * width + b] == level:
-            ratio[v * width + b] = (1.0 + delta[v * width + b]) / sigma[v * width + b]
-
-
-@cpu
-def unshare(v, s):
-    """The shares of the level gathered from last, zero again: a level reads only the next one's.
-    ``s``: (depth, ratio, width, sources in the batch, that level)."""
-    depth, ratio, width, count, level = s
-    for b in range(count):
-        if depth[v * width + b] == level:
-            ratio[v * width + b] = 0.0
+        at = v * width + b
+        if depth[at] == level:
+            ratio[at] = 0.0 if clear else (1.0 + delta[at]) / sigma[at]
 
 
 @cpu
@@ -152,15 +145,14 @@ SPREAD = Advance("Spread", spread)
 FORGET = Compute("Forget", forget)
 SETTLE = Compute("Settle", settle)
 SHARE = Compute("Share", share)
-UNSHARE = Compute("Unshare", unshare)
 DEPENDENCY = Gather("Dependency", at_level, dependency, add_dependency, lanes=True)
 ACCUMULATE = Compute("Accumulate", accumulate)
 
 
 class Betweenness(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (SEEDED, SPREAD, FORGET, SETTLE, SHARE, UNSHARE, DEPENDENCY, ACCUMULATE)
-    queues = ("level", "deeper", "deepest")  # a backward step's levels: the one it gathers for, and the two below it
+    functors = (SEEDED, SPREAD, FORGET, SETTLE, SHARE, DEPENDENCY, ACCUMULATE)
+    queues = LEVELS
 
     def __init__(self, graph, sources: np.ndarray, endpoints: bool, width: int):
         """``sources``: store indices, distinct, in the order their sums are added; ``width``:
@@ -202,6 +194,7 @@ class Betweenness(Algorithm):
         s["seen"][ids] = bits
         s["visit"][ids] = bits
         self.phase, self.levels = FORWARD, []  # levels: each level's vertices, on the host
+        self.held = [-1] * len(LEVELS)  # the level each queue of LEVELS holds
         return batch
 
     def step(self, run: Run) -> None:
@@ -221,11 +214,11 @@ class Betweenness(Algorithm):
         count = len(self.batches[self.current])
         if self.depth >= 1:  # a source's own dependency is never used
             d = self.depth
-            if d + 2 < len(self.levels):
-                run.compute(UNSHARE, s["depth"], s["ratio"], self.width, count, d + 2, input=self._level(run, "deepest", d + 2))
-            run.compute(SHARE, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, count, d + 1, input=self._level(run, "deeper", d + 1))
-            gathered = (s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, d)
-            run.gather(DEPENDENCY, *gathered, edges="out", input=self._level(run, "level", d), lanes=count)
+            shares = (s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, count)
+            if d + 2 < len(self.levels):  # the shares read last step, zero again
+                run.compute(SHARE, *shares, d + 2, 1, input=self._level(run, d + 2))
+            run.compute(SHARE, *shares, d + 1, 0, input=self._level(run, d + 1))
+            run.gather(DEPENDENCY, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, d, edges="out", input=self._level(run, d), lanes=count)
             self.depth -= 1
         if self.depth < 1:
             if self.endpoints:
@@ -236,11 +229,14 @@ class Betweenness(Algorithm):
                 self._begin(run)
                 run.filter(SEEDED, s["visit"], input=ALL, output=frontier.next)
 
-    def _level(self, run: Run, queue: str, d: int):
-        """Level ``d``'s vertices, from the host, in the queue named ``queue``."""
-        q, ids = run.queues[queue], self.levels[d]
-        q.ids[: len(ids)] = run.xp.asarray(ids)
-        q.row[0] = len(ids)
+    def _level(self, run: Run, d: int):
+        """Level ``d``'s vertices in their queue, uploaded from the host once a batch."""
+        q = run.queues[LEVELS[d % 3]]
+        if self.held[d % 3] != d:
+            ids = self.levels[d]
+            q.ids[: len(ids)] = run.xp.asarray(ids)
+            q.row[0] = len(ids)
+            self.held[d % 3] = d
         return q
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:

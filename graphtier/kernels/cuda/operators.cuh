@@ -395,23 +395,32 @@ __device__ void gather_hubs(const Graph& g, const u64* hubs, const LevelSizes* i
     });
 }
 
+// A hub's sum, its chunks' shares added in chunk order where the chunk is present: share(q,
+// pieces) adds up a chunk's pieces, whose sums start at place q (the hub's first is `q`).
+template <class Share>
+__device__ double hub_total(const Graph& g, u32 u, i64 q, Share&& share) {
+    double total = 0;
+    for (i64 a = g.indptr[u], z = g.indptr[u + 1], end; a < z; a = end) {
+        i64 c = a / g.chunk_edges;
+        end = min(z, (c + 1) * g.chunk_edges);
+        i64 pieces = (end - a + PIECE_EDGES - 1) / PIECE_EDGES;
+        double s = share(q, pieces);
+        if (g.present(c)) total += s;
+        q += pieces;
+    }
+    return total;
+}
+
 // Gather, third kernel: a warp per hub adds its pieces' sums chunk by chunk, in order, and applies.
 template <class F>
 __device__ void gather_hubs_apply(const Graph& g, const u64* hubs, const LevelSizes* in, const i64* first, const double* sums, const F& f) {
     for (i64 h = global_warp(); h < i64(in->hubs); h += warp_count()) {
         u32 u = u32(hubs[h]);
-        i64 q = first[h];
-        double total = 0;
-        for (i64 a = g.indptr[u], b = g.indptr[u + 1], end; a < b; a = end) {
-            i64 c = a / g.chunk_edges;
-            end = min(b, (c + 1) * g.chunk_edges);
-            i64 pieces = (end - a + PIECE_EDGES - 1) / PIECE_EDGES;
+        double total = hub_total(g, u, first[h], [&](i64 q, i64 pieces) {
             double share = 0;
             for (i64 k = lane_id(); k < pieces; k += 32) share += sums[q + k];
-            share = warp_sum(share);
-            if (g.present(c)) total += share;
-            q += pieces;
-        }
+            return warp_sum(share);
+        });
         if (lane_id() == 0) f.apply(u, total);
     }
 }
@@ -479,18 +488,11 @@ __device__ void gather_lanes_apply(const Graph& g, const u64* hubs, const LevelS
         u32 u = u32(hubs[h]);
         for (u32 b = lane_id(); b < lanes; b += 32) {
             if (!f.wanted(u, b)) continue;
-            i64 q = first[h];
-            double total = 0;
-            for (i64 a = g.indptr[u], z = g.indptr[u + 1], end; a < z; a = end) {
-                i64 c = a / g.chunk_edges;
-                end = min(z, (c + 1) * g.chunk_edges);
-                i64 pieces = (end - a + PIECE_EDGES - 1) / PIECE_EDGES;
+            f.apply(u, b, hub_total(g, u, first[h], [&](i64 q, i64 pieces) {
                 double share = 0;
                 for (i64 k = 0; k < pieces; ++k) share += sums[(q + k) * lanes + b];
-                if (g.present(c)) total += share;
-                q += pieces;
-            }
-            f.apply(u, b, total);
+                return share;
+            }));
         }
     }
 }
