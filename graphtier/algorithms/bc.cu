@@ -49,7 +49,7 @@ struct Settle {  // a vertex reached at this level pushes its new sources next, 
     }
 };
 
-struct Share {  // at a level's vertices, the share of a path through each for each source that reached it there, (1 + delta) / sigma; zero again with `clear`
+struct Share {  // before a level gathers: the share of a path through each vertex one level deeper, (1 + delta) / sigma
     const int* depth;
     const double* sigma;
     const double* delta;
@@ -57,10 +57,21 @@ struct Share {  // at a level's vertices, the share of a path through each for e
     i64 width;
     i64 count;
     i64 level;
-    i64 clear;
     __device__ void operator()(u32 v) const {
         for (i64 b = 0, at = v * width; b < count; ++b, ++at)
-            if (depth[at] == level) ratio[at] = clear ? 0.0 : (1.0 + delta[at]) / sigma[at];
+            if (depth[at] == level) ratio[at] = (1.0 + delta[at]) / sigma[at];
+    }
+};
+
+struct Unshare {  // the shares of the level gathered from last, zero again
+    const int* depth;
+    double* ratio;
+    i64 width;
+    i64 count;
+    i64 level;
+    __device__ void operator()(u32 v) const {
+        for (i64 b = 0, at = v * width; b < count; ++b, ++at)
+            if (depth[at] == level) ratio[at] = 0.0;
     }
 };
 
@@ -102,5 +113,6 @@ INSTANTIATE(ADVANCE, Spread)
 INSTANTIATE(COMPUTE, Forget)
 INSTANTIATE(COMPUTE, Settle)
 INSTANTIATE(COMPUTE, Share)
+INSTANTIATE(COMPUTE, Unshare)
 INSTANTIATE(GATHER_LANES, Dependency)
 INSTANTIATE(COMPUTE, Accumulate)

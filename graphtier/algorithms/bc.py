@@ -94,14 +94,24 @@ def settle(u, s):
 
 @cpu
 def share(v, s):
-    """Backward, at a level's vertices: for each source that reached v there, ``(1 + delta) /
-    sigma`` in ``ratio``, the share of a path through v (zero again with ``clear``). ``s``: (depth,
-    sigma, delta, ratio, width, sources in the batch, the level, clear)."""
-    depth, sigma, delta, ratio, width, count, level, clear = s
+    """Backward, before a level gathers: each vertex one level deeper from a source holds
+    ``(1 + delta) / sigma`` for it in ``ratio``, the share of a path through it. ``s``: (depth,
+    sigma, delta, ratio, width, sources in the batch, that level)."""
+    depth, sigma, delta, ratio, width, count, level = s
     for b in range(count):
-        at = v * width + b
-        if depth[at] == level:
-            ratio[at] = 0.0 if clear else (1.0 + delta[at]) / sigma[at]
+        if depth[v * width + b] == level:
+            ratio[v * width + b] = (1.0 + delta[v * width + b]) / sigma[v * width + b]
+
+
+@cpu
+def unshare(v, s):
+    """The shares of the level gathered from last, zero again: a level reads only the next one's
+    (a functor of its own: folded into ``share`` behind a flag, the CPU's shares took twice as
+    long). ``s``: (depth, ratio, width, sources in the batch, that level)."""
+    depth, ratio, width, count, level = s
+    for b in range(count):
+        if depth[v * width + b] == level:
+            ratio[v * width + b] = 0.0
 
 
 @cpu
@@ -145,13 +155,14 @@ SPREAD = Advance("Spread", spread)
 FORGET = Compute("Forget", forget)
 SETTLE = Compute("Settle", settle)
 SHARE = Compute("Share", share)
+UNSHARE = Compute("Unshare", unshare)
 DEPENDENCY = Gather("Dependency", at_level, dependency, add_dependency, lanes=True)
 ACCUMULATE = Compute("Accumulate", accumulate)
 
 
 class Betweenness(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (SEEDED, SPREAD, FORGET, SETTLE, SHARE, DEPENDENCY, ACCUMULATE)
+    functors = (SEEDED, SPREAD, FORGET, SETTLE, SHARE, UNSHARE, DEPENDENCY, ACCUMULATE)
     queues = LEVELS
 
     def __init__(self, graph, sources: np.ndarray, endpoints: bool, width: int):
@@ -214,10 +225,9 @@ class Betweenness(Algorithm):
         count = len(self.batches[self.current])
         if self.depth >= 1:  # a source's own dependency is never used
             d = self.depth
-            shares = (s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, count)
-            if d + 2 < len(self.levels):  # the shares read last step, zero again
-                run.compute(SHARE, *shares, d + 2, 1, input=self._level(run, d + 2))
-            run.compute(SHARE, *shares, d + 1, 0, input=self._level(run, d + 1))
+            if d + 2 < len(self.levels):
+                run.compute(UNSHARE, s["depth"], s["ratio"], self.width, count, d + 2, input=self._level(run, d + 2))
+            run.compute(SHARE, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, count, d + 1, input=self._level(run, d + 1))
             run.gather(DEPENDENCY, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, d, edges="out", input=self._level(run, d), lanes=count)
             self.depth -= 1
         if self.depth < 1:
