@@ -68,6 +68,7 @@ def test_every_format_against_networkx(graphs, fmt):
     G = networkx_graph(g)
     sampled = gt.betweenness_centrality(g, k=6, seed=11, device="cpu")
     assert sampled.sources.tolist() == random.Random(11).sample(list(G), 6)
+    assert sampled.stats["batch"] == (1 if g.directed else 6)  # the CPU's default: batches where levels pull
     np.testing.assert_allclose(sampled.centrality, oracle(G, k=6, seed=11), rtol=RTOL, atol=0)
 
 
@@ -103,13 +104,15 @@ def test_given_sources_and_every_vertex(graphs):
 def test_every_batch_width_gives_the_same_bits(graphs):
     """A batch's sources each sum in lanes of their own, and add up in source order: one source
     per pass, a few, or every vertex at once give the same bits (with endpoints, so the sources'
-    own counts add in too); the width is what the stats say."""
+    own counts add in too), whichever levels push or pull; the width is what the stats say."""
     g = graphs["ef"]
-    widths = {}
+    widths, directions = {}, set()
     for batch in (1, 3, 64):
         r = gt.betweenness_centrality(g, endpoints=True, batch=batch, device="cpu")
         assert r.stats["batch"] == min(batch, g.n_vertices)
         widths[batch] = r.centrality
+        directions |= {it["direction"] for it in r.stats["iterations"] if it["phase"] == "forward"}
+    assert directions == ({"push"} if g.directed else {"push", "pull"})  # pulls only where in-edges are the out-edges
     np.testing.assert_array_equal(widths[1], widths[3])
     np.testing.assert_array_equal(widths[1], widths[64])
     with pytest.raises(ValueError, match="batch"):

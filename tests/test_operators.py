@@ -1,6 +1,6 @@
-"""The CPU filter (kernels/cpu/operators.py): run in parallel for a functor that writes only its own
-vertex's state, it queues what the one-at-a-time filter queues, in the set's order, from a queue
-and from a range, across many blocks."""
+"""The CPU operators (kernels/cpu/operators.py): the filter, run in parallel for a functor that
+writes only its own vertex's state, queues what the one-at-a-time filter queues, in the set's order,
+from a queue and from a range, across many blocks; ``any_bits`` ORs a set's words."""
 
 from __future__ import annotations
 
@@ -31,3 +31,15 @@ def test_parallel_filter_equals_one_at_a_time(every):
         assert (seen[members] == 1).all() and seen.sum() == n  # the predicate once per vertex
     np.testing.assert_array_equal(out[True], out[False])
     np.testing.assert_array_equal(out[False], members[members % 2 == 1])
+
+
+@pytest.mark.parametrize("every", [False, True])
+def test_any_bits_is_the_or_over_the_set(every):
+    """``any_bits`` ORs the words of the set's vertices alone, from a queue or a range."""
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**63, 1000, dtype=np.uint64) & np.uint64(0xF0F0F0F0F0F0F0F)
+    words[rng.choice(1000, 10, replace=False)] |= np.uint64(1) << np.uint64(63)  # the top bit on a few words, in the set or not
+    members = np.arange(200, 300) if every else rng.choice(1000, 50, replace=False)
+    frontier = np.array([200], np.int64) if every else members.astype(np.uint32)
+    assert ops.any_bits(frontier, len(members), every, words) == np.bitwise_or.reduce(words[members])
+    assert ops.any_bits(frontier, 0, every, words) == 0

@@ -7,16 +7,20 @@ for every batch. A vertex holds a bit per source of the batch in three words (``
 ``next``, as msbfs.py's) and a row of ``width`` columns, one per source, of ``sigma`` (its
 shortest paths from the source), ``delta`` (its dependency) and ``depth`` (its level, -1 where the
 source has not reached it):
-- *forward*: level by level from the batch's sources; each level's vertices push through their
-  out-edges: a neighbour takes the sources that reached the vertex at this level and not it
-  before, and for each such source adds the vertex's path count to its own (float64, as networkx;
-  counts are integers, exact up to 2**53 whatever order the adds come in, so the same on every
-  backend); then it settles at the next level. Each level's vertices are kept on the host.
+- *forward*: level by level from the batch's sources, each vertex taking the sources that reach
+  it at this level and its path count from each (float64, as networkx; counts are integers, exact
+  up to 2**53 whatever order the adds come in, so the same on every backend), then settling at
+  the next level. A small level pushes through its vertices' out-edges, an add per edge and
+  source; a wide one is pulled, as Beamer's BFS switches (``bfs.Direction``, on a symmetric
+  graph): every vertex sums, one lane per source not yet at it, the counts of its in-neighbours
+  on the last level (``Gather`` with lanes), with no atomic adds. Each level's vertices are
+  kept on the host.
 - *backward*: from the deepest level up, each level's vertices gather, one lane per source at
-  that depth (``Gather`` with lanes), ``sigma[v] * ratio[w]`` over their out-edges: over
-  out-edges, so a directed graph needs no reverse graph. ``ratio[w]`` is ``(1 + delta[w]) /
-  sigma[w]`` where w is one level deeper from the source, written before the level gathers, and
-  zero elsewhere (the level below's cleared), so a lane reads one value per edge and tests none.
+  that depth, ``ratio[w]`` over their out-edges (so a directed graph needs no reverse graph), and
+  add ``sigma[v]`` times the sum to their dependency. ``ratio[w]`` is ``(1 + delta[w]) /
+  sigma[w]``, written before the level gathers where w is one level deeper from the source, with
+  that source's bit in ``visit[w]`` (cleared again after), so a lane reads the ratio only of a
+  neighbour one level deeper: one word per edge, shared by the lanes.
   Each lane sums a chunk's share of a list in list order, and out of core the shares are added
   in the order the chunks arrive: two shares commute, so only lists
   over three chunks or more may differ in their last bits between budgets; a hub's pieces are
@@ -30,6 +34,7 @@ Then the sums are rescaled exactly as networkx's ``_rescale`` does, sampled sour
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from pathlib import Path
@@ -38,10 +43,11 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..kernels.limits import MAX_LANES
-from ..runtime import ALL, Advance, Algorithm, Compute, Config, Filter, Gather, Run, run
+from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Gather, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import BetweennessResult
 from ..runtime.run import state_of
+from .bfs import Direction
 
 FORWARD, BACKWARD = "forward", "backward"
 LEVELS = ("level_0", "level_1", "level_2")  # level d's vertices in queue d % 3: a backward step reads d, d + 1 and d + 2
@@ -73,8 +79,40 @@ def spread(v, u, e, w, s):
 
 
 @cpu
+def unreached(u, b, s):
+    """Pull: source b, whose search goes on (``live``), has not reached u yet. ``s``: (seen, visit,
+    next, sigma, width, live)."""
+    return ((~s[0][u] & s[5]) >> np.uint64(b)) & ONE != 0
+
+
+@cpu
+def paths(u, v, e, w, b, s):
+    """Pull: v's paths from source b, where it is on the last level from b."""
+    _, visit, _, sigma, width, _ = s
+    return sigma[v * width + b] if (visit[v] >> np.uint64(b)) & ONE else 0.0
+
+
+@cpu
+def take_paths(u, b, total, s):
+    """Pull: u reached from source b at this level, with its paths, where any in-neighbour had
+    some (out of core, a chunk's share at a time; the CPU's lanes of a vertex are one thread's: a
+    plain or)."""
+    _, _, nxt, sigma, width, _ = s
+    if total > 0.0:
+        sigma[u * width + b] += total
+        nxt[u] |= ONE << np.uint64(b)
+
+
+@cpu
+def reached(u, s):
+    """After a pull: the vertices some source reached at this level. ``s``: (next,)."""
+    return s[0][u] != 0
+
+
+@cpu
 def forget(v, s):
-    """The level's bits, cleared once it has pushed. ``s``: (visit,)."""
+    """A vertex's bits, cleared: the level's once it has pushed, and in the backward the level
+    below's once it has been gathered from. ``s``: (visit,)."""
     s[0][v] = 0
 
 
@@ -95,43 +133,37 @@ def settle(u, s):
 @cpu
 def share(v, s):
     """Backward, before a level gathers: each vertex one level deeper from a source holds
-    ``(1 + delta) / sigma`` for it in ``ratio``, the share of a path through it. ``s``: (depth,
-    sigma, delta, ratio, width, sources in the batch, that level)."""
-    depth, sigma, delta, ratio, width, count, level = s
+    ``(1 + delta) / sigma`` for it in ``ratio``, the share of a path through it, and that source's
+    bit in ``visit``. ``s``: (depth, sigma, delta, ratio, visit, width, sources in the batch, that
+    level)."""
+    depth, sigma, delta, ratio, visit, width, count, level = s
+    bits = np.uint64(0)
     for b in range(count):
         if depth[v * width + b] == level:
             ratio[v * width + b] = (1.0 + delta[v * width + b]) / sigma[v * width + b]
-
-
-@cpu
-def unshare(v, s):
-    """The shares of the level gathered from last, zero again: a level reads only the next one's
-    (a functor of its own: folded into ``share`` behind a flag, the CPU's shares took twice as
-    long). ``s``: (depth, ratio, width, sources in the batch, that level)."""
-    depth, ratio, width, count, level = s
-    for b in range(count):
-        if depth[v * width + b] == level:
-            ratio[v * width + b] = 0.0
+            bits |= ONE << np.uint64(b)
+    visit[v] = bits
 
 
 @cpu
 def at_level(v, b, s):
     """Backward: the sources that reached v at the level gathered. ``s``: (depth, sigma, delta,
-    ratio, width, level)."""
-    return s[0][v * s[4] + b] == s[5]
+    ratio, visit, width, level)."""
+    return s[0][v * s[5] + b] == s[6]
 
 
 @cpu
 def dependency(v, u, e, w, b, s):
-    """Over v's out-edges: u passes on its share of v's paths from source b, zero unless u is one
-    level deeper from it."""
-    _, sigma, _, ratio, width, _ = s
-    return sigma[v * width + b] * ratio[u * width + b]
+    """Over v's out-edges: u's share of a path from source b, where u is one level deeper from it."""
+    _, _, _, ratio, visit, width, _ = s
+    return ratio[u * width + b] if (visit[u] >> np.uint64(b)) & ONE else 0.0
 
 
 @cpu
 def add_dependency(v, b, total, s):
-    s[2][v * s[4] + b] += total
+    """v's dependency on source b: its paths times the shares of the deeper neighbours'."""
+    at = v * s[5] + b
+    s[2][at] += s[1][at] * total
 
 
 @cpu
@@ -152,17 +184,18 @@ def accumulate(v, s):
 
 SEEDED = Filter("Seeded", seeded, per_vertex=True)
 SPREAD = Advance("Spread", spread)
+PATHS = Gather("Paths", unreached, paths, take_paths, lanes=True)
+REACHED = Filter("Reached", reached, per_vertex=True)
 FORGET = Compute("Forget", forget)
 SETTLE = Compute("Settle", settle)
 SHARE = Compute("Share", share)
-UNSHARE = Compute("Unshare", unshare)
 DEPENDENCY = Gather("Dependency", at_level, dependency, add_dependency, lanes=True)
 ACCUMULATE = Compute("Accumulate", accumulate)
 
 
 class Betweenness(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (SEEDED, SPREAD, FORGET, SETTLE, SHARE, UNSHARE, DEPENDENCY, ACCUMULATE)
+    functors = (SEEDED, SPREAD, PATHS, REACHED, FORGET, SETTLE, SHARE, DEPENDENCY, ACCUMULATE)
     queues = LEVELS
 
     def __init__(self, graph, sources: np.ndarray, endpoints: bool, width: int):
@@ -172,6 +205,10 @@ class Betweenness(Algorithm):
         self.batches = [sources[i : i + width] for i in range(0, len(sources), width)]
         self.current = 0  # the batch under way
         self.indptr = graph.indptr()
+        self.unswitched = Direction(graph, "auto", keep=1.0)  # a copy a batch; a pull reads each list to its end: a shrinking level pushes
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {"out": Edges(), "in": Edges(reverse=True)} if self.unswitched.pulls else {"out": Edges()}
 
     def state(self, graph) -> dict[str, tuple]:
         n, rows = graph.n_vertices, graph.n_vertices * self.width
@@ -195,7 +232,7 @@ class Betweenness(Algorithm):
     def _begin(self, run: Run) -> np.ndarray:
         """The batch's state: every vertex unreached but its sources, each with one path to itself."""
         s, xp, batch = run.state, run.xp, self.batches[self.current]
-        for name, value in (("seen", 0), ("visit", 0), ("next", 0), ("sigma", 0), ("delta", 0), ("ratio", 0), ("depth", -1)):
+        for name, value in (("seen", 0), ("visit", 0), ("next", 0), ("sigma", 0), ("delta", 0), ("depth", -1)):  # ratio: read only where visit's bit is set
             s[name].fill(value)
         ids = xp.asarray(batch)
         columns = xp.arange(len(batch))
@@ -205,6 +242,7 @@ class Betweenness(Algorithm):
         s["seen"][ids] = bits
         s["visit"][ids] = bits
         self.phase, self.levels = FORWARD, []  # levels: each level's vertices, on the host
+        self.direction = copy.copy(self.unswitched)
         self.held = [-1] * len(LEVELS)  # the level each queue of LEVELS holds
         return batch
 
@@ -216,7 +254,14 @@ class Betweenness(Algorithm):
             if m:
                 record["phase"] = FORWARD
                 self.levels.append(np.array(run.ops.to_host(frontier.current.ids[:m])))
-                run.advance(SPREAD, s["seen"], s["visit"], s["next"], s["sigma"], self.width)
+                pulling = self.direction.next(m, int(run.sizes[-1, 1]))  # edges as a push queued them (a pulled level's filter counts none)
+                if pulling:  # the lanes of sources whose searches have ended (an isolated source's at once) are left out
+                    live = np.uint64(run.any_bits(s["visit"], input=frontier.current))
+                    run.gather(PATHS, s["seen"], s["visit"], s["next"], s["sigma"], self.width, live, input=ALL, lanes=len(self.batches[self.current]))
+                    run.filter(REACHED, s["next"], input=ALL)
+                else:
+                    run.advance(SPREAD, s["seen"], s["visit"], s["next"], s["sigma"], self.width)
+                record["direction"] = "pull" if pulling else "push"
                 run.compute(FORGET, s["visit"], input=frontier.current)
                 run.compute(SETTLE, s["seen"], s["visit"], s["next"], s["depth"], self.width, len(self.levels), input=frontier.next)
                 return
@@ -226,9 +271,9 @@ class Betweenness(Algorithm):
         if self.depth >= 1:  # a source's own dependency is never used
             d = self.depth
             if d + 2 < len(self.levels):
-                run.compute(UNSHARE, s["depth"], s["ratio"], self.width, count, d + 2, input=self._level(run, d + 2))
-            run.compute(SHARE, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, count, d + 1, input=self._level(run, d + 1))
-            run.gather(DEPENDENCY, s["depth"], s["sigma"], s["delta"], s["ratio"], self.width, d, edges="out", input=self._level(run, d), lanes=count)
+                run.compute(FORGET, s["visit"], input=self._level(run, d + 2))
+            run.compute(SHARE, s["depth"], s["sigma"], s["delta"], s["ratio"], s["visit"], self.width, count, d + 1, input=self._level(run, d + 1))
+            run.gather(DEPENDENCY, s["depth"], s["sigma"], s["delta"], s["ratio"], s["visit"], self.width, d, edges="out", input=self._level(run, d), lanes=count)
             self.depth -= 1
         if self.depth < 1:
             if self.endpoints:
@@ -257,16 +302,17 @@ class Betweenness(Algorithm):
 
 
 def batch_width(graph, n_sources: int, config: Config, batch: int | None) -> int:
-    """Sources per batch: ``batch`` if given; else on the GPU as many as 64 while the batch's state
-    leaves the chunks at least half the device budget (one at least), and on the CPU one, whose
-    serial pushes gain nothing from sharing a pass in memory (benchmarks/results/bc_batches-*)."""
+    """Sources per batch: ``batch`` if given; else as many as 64 while the batch's state leaves the
+    chunks at least half the device budget (one at least), but on the CPU one where no level pulls
+    (a directed graph): serial pushes gain nothing from sharing a pass in memory, where pulls do
+    (benchmarks/results/bc_batches-*)."""
     if batch is not None:
         if not 1 <= batch <= MAX_LANES:
             raise ValueError(f"batch must be between 1 and {MAX_LANES} sources, got {batch}")
         return min(batch, n_sources)
     backend = config.backend()
     device, _ = config.budgets(backend)
-    width = min(MAX_LANES if backend == "cuda" else 1, n_sources)
+    width = min(MAX_LANES if backend == "cuda" or Direction(graph, "auto").pulls else 1, n_sources)
     while width > 1 and 2 * state_of(Betweenness(graph, np.zeros(0, np.int64), False, width), graph, backend)[1] > device:
         width //= 2
     return width
@@ -335,8 +381,8 @@ def betweenness_centrality(
     same sources as networkx's on a graph whose nodes were added as 0..n-1 (or ascending) first.
     ``sources``: the sources themselves instead (input ids), scaled as networkx scales k sampled
     ones. ``normalized``, ``endpoints``: as networkx's. ``batch``: sources per pass over the edges
-    (1 to 64; default: on the GPU 64, fewer where their state would take over half the device
-    budget, on the CPU 1), which changes the speed, never the values. ``weight``: only None (unit weights);
+    (1 to 64; default: 64, fewer where their state would take over half the device budget, and on
+    the CPU 1 on a directed graph), which changes the speed, never the values. ``weight``: only None (unit weights);
     weighted shortest paths are not implemented. Execution options as every algorithm's
     (``runtime.Config``).
     """

@@ -127,9 +127,9 @@ HEADS = Sidecar("heads", np.uint32, best_connected, cuda=heads_on_gpu)
 
 class Direction:
     """Beamer's switch: pull on a growing frontier whose edges exceed a fourteenth of those left
-    unexplored; keep pulling while it grows or holds more than V/24 vertices."""
+    unexplored; keep pulling while it grows or holds more than ``keep`` of the vertices (V/24)."""
 
-    def __init__(self, graph, mode: str):
+    def __init__(self, graph, mode: str, keep: float = 1 / BETA):
         """``mode``: "push", "pull" or "auto" (switching on a symmetric graph only)."""
         if mode not in ("auto", "push", "pull"):
             raise ValueError(f"direction must be 'auto', 'push' or 'pull', got {mode!r}")
@@ -139,7 +139,7 @@ class Direction:
         self.pulls = mode == "pull" or self.optimize  # whether any level reads in-edges
         self.pulling = mode == "pull"
         self.settled = False  # back to pushing after pulling: the frontier shrinks from here on
-        self.n = graph.n_vertices
+        self.n, self.keep = graph.n_vertices, keep
         self.unexplored = graph.n_edges
         self.previous = 0
 
@@ -148,7 +148,7 @@ class Direction:
         if self.optimize:
             self.unexplored -= frontier_edges
             if self.pulling:
-                self.pulling = frontier >= self.previous or frontier > self.n / BETA
+                self.pulling = frontier >= self.previous or frontier > self.n * self.keep
                 self.settled = not self.pulling
             else:
                 self.pulling = frontier > self.previous and frontier_edges > self.unexplored / ALPHA

@@ -162,6 +162,10 @@ class CpuOperators:
         ids, n, every = self._set(input, edges=False)
         ops.compute_kernel(f.fn, n >= SERIAL_BELOW)(ids, n, every, args)
 
+    def any_bits(self, words, input) -> int:
+        ids, n, every = self._set(input, edges=False)
+        return int(ops.any_bits(ids, n, every, words))
+
     def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's
         own vertices of it (in order); ``writes`` and ``marks`` as the GPU's."""

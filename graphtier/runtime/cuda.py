@@ -19,7 +19,7 @@ from .parts import merge_at
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and at most `size` neighbours, 32 by default; not tuned on a GPU)
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap", "any_bits")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = np.uint64(0)
 
@@ -185,6 +185,13 @@ class CudaOperators:
         ids, row = self._set(input)
         self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
+
+    def any_bits(self, words, input) -> int:
+        ids, row = self._set(input)
+        self._round_set(input, None, row, True, edges=False)
+        bits = self.cupy.zeros(1, np.uint64)
+        self._launch("any_bits", ids, row, words, bits)
+        return int(bits.get()[0])
 
     def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's (a bitmap merged

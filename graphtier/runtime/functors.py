@@ -97,7 +97,9 @@ class Gather(Functor):
     ``apply(u, total, state)``. With ``lanes``, a vertex sums one value per lane b (``Run.gather``
     says how many, at most 64: the sources of a batch, say): ``wanted(u, b, state)``,
     ``gather(u, v, edge, weight, b, state)``, ``apply(u, b, total, state)``, each lane's terms
-    added in list order."""
+    added in list order. The CUDA functor also names the lanes an edge feeds (``lanes_of(u, v)``,
+    a word a warp reads once per edge) and is asked for those lanes' terms alone; the CPU's
+    ``gather`` returns zero for the others."""
 
     wanted: Callable  # (u, state) -> bool
     gather: Callable

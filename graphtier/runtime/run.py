@@ -277,6 +277,11 @@ class Run:
     def compute(self, functor: Compute, *args, input: Queue | Span | str = ALL) -> None:
         self.ops.compute(functor, args, input)
 
+    def any_bits(self, words, input: Queue | str = ALL) -> int:
+        """The bits that any vertex of a set holds in ``words`` (an array of 64-bit words, one a
+        vertex): their OR, read back (a sync). Which sources of a batch a frontier still holds, say."""
+        return self.ops.any_bits(words, input)
+
     def output(self, values, *, references: bool = False):
         """A per-vertex array of the run as a result: in the input's order of ids (``references``:
         vertices renamed as the input names them, -1 for none), on the host (from the GPU through

@@ -527,6 +527,15 @@ def wanted_demand_kernel(wanted):
 
 
 @njit(cache=True)
+def any_bits(frontier, n, every, words):
+    """The OR of ``words`` over a vertex set."""
+    bits = words.dtype.type(0)
+    for i in range(n):
+        bits |= words[_member(frontier, i, every)]
+    return bits
+
+
+@njit(cache=True)
 def degree_sum(frontier, n, every, indptr):
     total = 0
     for i in range(n):

@@ -27,7 +27,8 @@
 //   pull      bool wanted(u32 u); bool operator()(u32 u, u32 v, Edge e): v is what u looks for;
 //             void adopt(u32 u, u32 v): u found it (u joins the output queue)
 //   gather    bool wanted(u32 u); double operator()(u32 u, u32 v, Edge e); void apply(u32 u, double sum)
-//             (by lanes: bool wanted(u32 u, u32 b); double operator()(u32 u, u32 v, Edge e, u32 b);
+//             (by lanes: bool wanted(u32 u, u32 b); u64 lanes_of(u32 u, u32 v): the lanes the
+//             edge feeds; double operator()(u32 u, u32 v, Edge e, u32 b), for those alone;
 //             void apply(u32 u, u32 b, double sum), b the lane)
 //   filter    bool operator()(u32 v): v joins the output queue when true
 //   compute   void operator()(u32 v)
@@ -426,43 +427,85 @@ __device__ void gather_hubs_apply(const Graph& g, const u64* hubs, const LevelSi
 }
 
 // Gather by lanes: every vertex u of the set sums f(u, v, e, b) over its in-edges present this
-// round for each lane b < lanes (at most 64) with f.wanted(u, b), then f.apply(u, b, sum): many
-// values a vertex (one per source of a batch), each summed in list order. A warp takes 32 lanes of
-// a vertex, each lane scanning the list alone, so the lanes' loads of a neighbour's row (lane b
-// reads column b) fall side by side; hubs (where any range decodes alone) go to
-// gather_lanes_hubs in pieces, their sums per piece and lane in `sums`.
+// round for each lane b < lanes (at most 64) with f.wanted(u, b) and b among f.lanes_of(u, v) (the
+// lanes an edge feeds, one word read once per edge), then f.apply(u, b, sum): many values a
+// vertex (one per source of a batch), each summed in list order. A warp takes every lane of a
+// vertex. Where the format reads any id alone (get), the warp reads the list 32 edges a round,
+// lane j the round's j-th id and the lanes it feeds, all in flight together, then each thread
+// adds the round's terms its lanes take, in order, from its neighbours' rows side by side (lane b
+// reads column b); other formats' threads each decode the list alone. Hubs (where any range
+// decodes alone) go to gather_lanes_hubs in pieces, their sums per piece and lane in `sums`.
 template <class Format>
 constexpr bool lanes_split_hubs = Format::random_access && Format::split_hubs;
 
+template <class Format>
+__device__ constexpr auto reads_ids_(int) -> decltype(Format::get, bool()) {
+    return true;
+}
+template <class Format>
+__device__ constexpr bool reads_ids_(...) {
+    return false;
+}
+template <class Format>
+constexpr bool reads_ids = reads_ids_<Format>(0);  // Format::get(g, c, j): the id at one position
+
+// Each thread of a warp carries LANE_ROWS lanes of a vertex, b = lane_id() + 32 h: the warp reads
+// a list once for all of them.
+constexpr int LANE_ROWS = int(MAX_LANES / 32);
+
+__device__ __forceinline__ u32 lane_of(int h) { return lane_id() + 32 * u32(h); }
+
+// The shares of positions [lo, hi) of u's sub-list in chunk c for this thread's lanes (on[h]: lane
+// h takes terms at all), each summed in list order. With get, the whole warp calls it, converged.
 template <class Format, bool P, class F>
-__device__ double lanes_share(const Graph& g, i64 c, u32 u, i64 lo, i64 hi, u32 b, const F& f) {
+__device__ void lanes_share(const Graph& g, i64 c, u32 u, i64 lo, i64 hi, const bool (&on)[LANE_ROWS], double (&share)[LANE_ROWS], const F& f) {
     const i64 start = c * g.chunk_edges;
     const float* w = P ? g.weights(c) : nullptr;
-    double share = 0;
-    Format::template for_each_lane<false, P>(g, c, u, lo, hi, [&](u32 v, u32 j) { return share += f(u, v, Edge::at(start, w, j), b), false; });
-    return share;
+    auto add = [&](u32 v, u64 fed, i64 j) {
+#pragma unroll
+        for (int h = 0; h < LANE_ROWS; ++h)
+            if (on[h] && (fed >> lane_of(h) & 1)) share[h] += f(u, v, Edge::at(start, w, j), lane_of(h));
+    };
+#pragma unroll
+    for (int h = 0; h < LANE_ROWS; ++h) share[h] = 0;
+    if constexpr (reads_ids<Format>) {
+        for (i64 round = lo; round < hi; round += 32) {
+            const i64 j = round + lane_id(), n = min(i64(32), hi - round);
+            const u32 mine = j < hi ? Format::get(g, c, j) : 0;
+            const u64 feeds = j < hi ? f.lanes_of(u, mine) : 0;
+            for (i64 k = 0; k < n; ++k) {
+                const u32 v = __shfl_sync(FULL_MASK, mine, k);
+                add(v, __shfl_sync(FULL_MASK, feeds, k), round + k);
+            }
+        }
+    } else {
+        Format::template for_each_lane<false, P>(g, c, u, lo, hi, [&](u32 v, u32 j) { return add(v, f.lanes_of(u, v), j), false; });
+    }
 }
 
 template <class Format, class F>
 __device__ void gather_lanes(const Graph& g, const u32* input, LevelSizes* in, u64* hubs, i64 lanes, const F& f) {
     constexpr bool P = reads_edges<F>;
-    const i64 halves = (lanes + 31) / 32;
-    for (i64 i = global_warp(), n = set_size(in) * halves; i < n; i += warp_count()) {  // warp-uniform
-        u32 u = set_vertex(input, in, i / halves);
-        u32 b = u32(i % halves * 32 + lane_id());
+    for (i64 i = global_warp(), n = set_size(in); i < n; i += warp_count()) {  // warp-uniform
+        u32 u = set_vertex(input, in, i);
         i64 lo = g.indptr[u], hi = g.indptr[u + 1];
         if (lanes_split_hubs<Format> && hi - lo > HUB_EDGES) {
-            if (b == 0) queue_hub(g, hubs, in, u, lo, hi);
+            if (lane_id() == 0) queue_hub(g, hubs, in, u, lo, hi);
             continue;
         }
-        if (lo == hi || b >= lanes || !f.wanted(u, b)) continue;
-        double total = 0;
+        bool on[LANE_ROWS], any = false;
+        for (int h = 0; h < LANE_ROWS; ++h) any |= on[h] = lane_of(h) < lanes && lo < hi && f.wanted(u, lane_of(h));
+        if (!__any_sync(FULL_MASK, any)) continue;
+        double total[LANE_ROWS] = {}, share[LANE_ROWS];
         for (i64 end; lo < hi; lo = end) {
             i64 c = lo / g.chunk_edges;
             end = min(hi, (c + 1) * g.chunk_edges);
-            if (g.present(c)) total += lanes_share<Format, P>(g, c, u, lo - c * g.chunk_edges, end - c * g.chunk_edges, b, f);
+            if (!g.present(c)) continue;
+            lanes_share<Format, P>(g, c, u, lo - c * g.chunk_edges, end - c * g.chunk_edges, on, share, f);
+            for (int h = 0; h < LANE_ROWS; ++h) total[h] += share[h];
         }
-        f.apply(u, b, total);
+        for (int h = 0; h < LANE_ROWS; ++h)
+            if (on[h]) f.apply(u, lane_of(h), total[h]);
     }
 }
 
@@ -472,11 +515,12 @@ __device__ void gather_lanes_hubs(const Graph& g, const u64* hubs, const LevelSi
     if constexpr (lanes_split_hubs<Format>) {
         deal_hub_pieces(g, hubs, in->hubs, first, [&](u32 hub, i64 c, i64 lo, i64 hi, i64 r, i64, i64 q) {
             i64 a = lo + r * PIECE_EDGES, e = min(hi, a + PIECE_EDGES);
-            for (u32 b = lane_id(); b < lanes; b += 32) {
-                double share = 0;
-                if (g.present(c) && f.wanted(hub, b)) share = lanes_share<Format, reads_edges<F>>(g, c, hub, a, e, b, f);
-                sums[q * lanes + b] = share;
-            }
+            bool on[LANE_ROWS];
+            double share[LANE_ROWS] = {};
+            for (int h = 0; h < LANE_ROWS; ++h) on[h] = lane_of(h) < lanes && f.wanted(hub, lane_of(h));
+            if (g.present(c)) lanes_share<Format, reads_edges<F>>(g, c, hub, a, e, on, share, f);
+            for (int h = 0; h < LANE_ROWS; ++h)
+                if (lane_of(h) < lanes) sums[q * lanes + lane_of(h)] = share[h];
         });
     }
 }
@@ -667,6 +711,14 @@ extern "C" __global__ void frontier_start(u32* queue, LevelSizes* sizes, i64 row
 // A range set's row: `count` vertices from `first`, no hubs queued yet.
 extern "C" __global__ void set_range(LevelSizes* row, i64 first, i64 count) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *row = LevelSizes{u64(count), 0, 0, u64(first)};
+}
+
+// The OR of words[v] over a vertex set into *bits (zero before): a warp's words combined first.
+extern "C" __global__ void any_bits(SET_PARAMS, const u64* words, u64* bits) {
+    u64 mine = 0;
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < set_size(in); i += i64(gridDim.x) * blockDim.x) mine |= words[set_vertex(input, in, i)];
+    for (u32 d = 16; d; d >>= 1) mine |= __shfl_xor_sync(FULL_MASK, mine, d);
+    if (lane_id() == 0 && mine) atomicOr(bits, mine);
 }
 
 // A queue as a bitmap (bits must be zero), set with atomicOr; and its marks cleared again.
