@@ -4,7 +4,8 @@ GPU memory): ``k=64`` sampled sources (seed 0) at each width, the same bits at e
     python benchmarks/bc_batches.py SCALE WIDTH [WIDTH ...]
 
 Times are medians of CUDA events around the whole call (what a caller waits for), after a warm-up;
-``forward`` and ``backward`` sum the iterations of each phase."""
+``forward`` and ``backward`` sum the iterations of each phase; each forward iteration's time is
+followed by its direction (pu: push, pl: pull)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 import graphtier as gt
+
+MARKS = {"push": "pu", "pull": "pl"}
 
 
 def timed(fn, repeat: int) -> tuple[float, object]:
@@ -54,7 +57,8 @@ def main() -> None:
                 f"bc k=64 batch {w}: ms {ms:.1f} iterations {len(its)} forward {phase['forward']:.1f} backward {phase['backward']:.1f} state_gb {r.stats['state_bytes'] / 1e9:.2f} same_bits {same}",
                 flush=True,
             )
-            print("  iteration ms", [round(i["seconds"] * 1e3, 1) for i in its], flush=True)
+            print("  iteration ms", [f"{i['seconds'] * 1e3:.1f}{MARKS.get(i.get('direction'), '')}" for i in its], flush=True)
+            print("  frontier", [i["frontier"] for i in its if i.get("phase") == "forward"], flush=True)
 
 
 if __name__ == "__main__":
