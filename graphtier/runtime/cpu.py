@@ -162,9 +162,9 @@ class CpuOperators:
         ids, n, every = self._set(input, edges=False)
         ops.compute_kernel(f.fn, n >= SERIAL_BELOW)(ids, n, every, args)
 
-    def any_bits(self, words, input) -> int:
+    def any_bits(self, words, input) -> np.ndarray:
         ids, n, every = self._set(input, edges=False)
-        return int(ops.any_bits(ids, n, every, words))
+        return np.array([ops.any_bits(ids, n, every, words)], np.uint64)
 
     def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's, this part's

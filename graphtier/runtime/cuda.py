@@ -186,12 +186,12 @@ class CudaOperators:
         self._round_set(input, None, row, True, edges=False)
         self._launch(self._functor_kernels(f)[0], ids, row, *functor_words(args))
 
-    def any_bits(self, words, input) -> int:
+    def any_bits(self, words, input):
         ids, row = self._set(input)
         self._round_set(input, None, row, True, edges=False)
         bits = self.cupy.zeros(1, np.uint64)
         self._launch("any_bits", ids, row, words, bits)
-        return int(bits.get()[0])
+        return bits
 
     def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
         """A run split over devices: ``output`` becomes the union of every part's (a bitmap merged

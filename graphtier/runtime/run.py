@@ -279,8 +279,12 @@ class Run:
 
     def any_bits(self, words, input: Queue | str = ALL) -> int:
         """The bits that any vertex of a set holds in ``words`` (an array of 64-bit words, one a
-        vertex): their OR, read back (a sync). Which sources of a batch a frontier still holds, say."""
-        return self.ops.any_bits(words, input)
+        vertex): their OR (every part's, in a split run), read back. Which sources of a batch a
+        frontier still holds, say."""
+        bits = self.ops.any_bits(words, input)
+        if self.part is not None:
+            self.part.comm.allreduce(bits, "or")
+        return int(self.ops.to_host(bits)[0])
 
     def output(self, values, *, references: bool = False):
         """A per-vertex array of the run as a result: in the input's order of ids (``references``:

@@ -254,6 +254,41 @@ struct EfT {
             bool hit = lane_id() == 0 && for_each_lane<Stop, Positions>(g, c, v, lo, hi, visit);
             return Stop && __any_sync(FULL_MASK, hit);
         }
+        return walk<Stop, Positions, false>(g, c, v, lo, hi, visit);
+    }
+
+    // The same ids by batches of 32 ranks: every lane calls visit(u, j, in) for each batch,
+    // converged, `in` saying whether its rank is one of [lo, hi) (then u and j are its id and
+    // position); lane order is list order.
+    template <bool Positions, class Visit>
+    __device__ static void for_each_batch(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
+        walk<false, Positions, true>(g, c, v, lo, hi, visit);
+    }
+
+    // The same, by one lane alone: it walks the upper bits a word at a time from the seek point,
+    // as ef_decode_list does; while k < b a next one exists (the n-th lies in the list's last
+    // byte), so each word it loads starts inside the list.
+    template <bool Stop, bool Positions, class Visit>
+    __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
+        const u32* w = g.payload(c);
+        u32 a, b;
+        const EfList L = locate(g, c, v, lo, hi, a, b);
+        const EfSeek s = ef_seek(w, L, a);
+        u32 off = s.off;
+        u32 word = s.done < b ? ef_upper_word(w, L, off) & (~0u << s.shift) : 0u;
+        for (u32 k = s.done; k < b; ++k) {
+            while (word == 0) word = ef_upper_word(w, L, off += 4);
+            u32 h = 8 * off + ef_ctz(word) - k;
+            word &= word - 1;
+            if (k >= a && visit((h << L.l) | ef_lower(w, L, k), u32(lo - a + k)) && Stop) return true;
+        }
+        return false;
+    }
+
+  private:
+    // for_each's decoding by the warp (Batches: for_each_batch's visits).
+    template <bool Stop, bool Positions, bool Batches, class Visit>
+    __device__ static bool walk(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         const u32* w = g.payload(c);
         u32 a, b;
         const EfList L = locate(g, c, v, lo, hi, a, b);
@@ -297,12 +332,15 @@ struct EfT {
                     }
                 }
                 u32 ow = __shfl_sync(FULL_MASK, word, o);
-                bool hit = false;
-                if (e >= 0 && e < i32(total) && k >= a && k < b) {
-                    u32 h = zeros + (32 * o + ef_select32(ow, u32(e) - before) - u32(e));  // select1(k) - k
-                    hit = visit((h << L.l) | low, u32(lo - a + k));
+                const bool in = e >= 0 && e < i32(total) && k >= a && k < b;
+                u32 id = 0;
+                if (in) id = (zeros + (32 * o + ef_select32(ow, u32(e) - before) - u32(e))) << L.l | low;  // select1(k) - k, then the low bits
+                if constexpr (Batches) {
+                    visit(id, u32(lo - a + k), in);
+                } else {
+                    bool hit = in && visit(id, u32(lo - a + k));
+                    if (Stop && __any_sync(FULL_MASK, hit)) return true;
                 }
-                if (Stop && __any_sync(FULL_MASK, hit)) return true;
             }
             done += total;
             zeros += 8 * nb - total;
@@ -310,27 +348,6 @@ struct EfT {
         return false;
     }
 
-    // The same, by one lane alone: it walks the upper bits a word at a time from the seek point,
-    // as ef_decode_list does; while k < b a next one exists (the n-th lies in the list's last
-    // byte), so each word it loads starts inside the list.
-    template <bool Stop, bool Positions, class Visit>
-    __device__ static bool for_each_lane(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
-        const u32* w = g.payload(c);
-        u32 a, b;
-        const EfList L = locate(g, c, v, lo, hi, a, b);
-        const EfSeek s = ef_seek(w, L, a);
-        u32 off = s.off;
-        u32 word = s.done < b ? ef_upper_word(w, L, off) & (~0u << s.shift) : 0u;
-        for (u32 k = s.done; k < b; ++k) {
-            while (word == 0) word = ef_upper_word(w, L, off += 4);
-            u32 h = 8 * off + ef_ctz(word) - k;
-            word &= word - 1;
-            if (k >= a && visit((h << L.l) | ef_lower(w, L, k), u32(lo - a + k)) && Stop) return true;
-        }
-        return false;
-    }
-
-  private:
     // v's list in chunk c, and the ranks [a, b) that chunk positions [lo, hi) hold: the sub-list
     // starts at chunk position max(indptr[v] - c E, 0).
     __device__ static EfList locate(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, u32& a, u32& b) {

@@ -12,6 +12,9 @@
 //     after the first round in which a visit returned true;
 //   template <bool Stop, bool Positions, class Visit> static bool for_each_lane(g, c, v, lo, hi, visit)
 //     the same, decoded by one lane alone (with Stop, it returns at the first true);
+//   optionally, template <bool Positions, class Visit> static void for_each_batch(g, c, v, lo, hi, visit)
+//     visit(u, j, in) by every lane, converged, for each batch of 32 ids in list order (in: the
+//     lane holds one), so a warp can pass each batch's ids around (gather by lanes);
 // and the traits lane_edges (a pull lane scans lists up to this long alone), random_access (any
 // [lo, hi) inside a sub-list decodes alone), split_hubs (hubs are cut into pieces that warps share:
 // edge ranges with random_access, else the format supplies
@@ -433,7 +436,8 @@ __device__ void gather_hubs_apply(const Graph& g, const u64* hubs, const LevelSi
 // vertex. Where the format reads any id alone (get), the warp reads the list 32 edges a round,
 // lane j the round's j-th id and the lanes it feeds, all in flight together, then each thread
 // adds the round's terms its lanes take, in order, from its neighbours' rows side by side (lane b
-// reads column b); other formats' threads each decode the list alone. Hubs (where any range
+// reads column b); ef's warp decodes 32 ids a batch and goes on the same way; other formats'
+// threads each decode the list alone. Hubs (where any range
 // decodes alone) go to gather_lanes_hubs in pieces, their sums per piece and lane in `sums`.
 template <class Format>
 constexpr bool lanes_split_hubs = Format::random_access && Format::split_hubs;
@@ -448,6 +452,17 @@ __device__ constexpr bool reads_ids_(...) {
 }
 template <class Format>
 constexpr bool reads_ids = reads_ids_<Format>(0);  // Format::get(g, c, j): the id at one position
+
+template <class Format>
+__device__ constexpr auto batches_(int) -> decltype(&Format::template for_each_batch<false, void (*)(u32, u32, bool)>, bool()) {
+    return true;
+}
+template <class Format>
+__device__ constexpr bool batches_(...) {
+    return false;
+}
+template <class Format>
+constexpr bool batches = batches_<Format>(0);  // Format::for_each_batch: a warp's converged batches of 32 ids
 
 // Each thread of a warp carries LANE_ROWS lanes of a vertex, b = lane_id() + 32 h: the warp reads
 // a list once for all of them.
@@ -478,6 +493,11 @@ __device__ void lanes_share(const Graph& g, i64 c, u32 u, i64 lo, i64 hi, const 
                 add(v, __shfl_sync(FULL_MASK, feeds, k), round + k);
             }
         }
+    } else if constexpr (batches<Format>) {
+        Format::template for_each_batch<P>(g, c, u, lo, hi, [&](u32 mine, u32 j, bool in) {
+            const u64 feeds = in ? f.lanes_of(u, mine) : 0;
+            for (int k = 0; k < 32; ++k) add(__shfl_sync(FULL_MASK, mine, k), __shfl_sync(FULL_MASK, feeds, k), __shfl_sync(FULL_MASK, j, k));
+        });
     } else {
         Format::template for_each_lane<false, P>(g, c, u, lo, hi, [&](u32 v, u32 j) { return add(v, f.lanes_of(u, v), j), false; });
     }
