@@ -1,7 +1,7 @@
-"""Betweenness centrality's batch widths on the GPU, beside one BFS, on one Kronecker graph (csr, in
-GPU memory): ``k=64`` sampled sources (seed 0) at each width, the same bits at every width.
+"""Betweenness centrality's batch widths on the GPU, beside one BFS, on one Kronecker graph (csr, or
+``--format``, in GPU memory): ``k=64`` sampled sources (seed 0) at each width, the same bits at every width.
 
-    python benchmarks/bc_batches.py SCALE WIDTH [WIDTH ...]
+    python benchmarks/bc_batches.py SCALE WIDTH [WIDTH ...] [--format ef]
 
 Times are medians of CUDA events around the whole call (what a caller waits for), after a warm-up;
 ``forward`` and ``backward`` sum the iterations of each phase; each forward iteration's time is
@@ -9,8 +9,8 @@ followed by its direction (pu: push, pl: pull)."""
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,11 +38,16 @@ def timed(fn, repeat: int) -> tuple[float, object]:
 
 
 def main() -> None:
-    scale, widths = int(sys.argv[1]), [int(w) for w in sys.argv[2:]]
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("scale", type=int)
+    p.add_argument("widths", type=int, nargs="+")
+    p.add_argument("--format", default="csr")
+    args = p.parse_args()
+    scale, widths = args.scale, args.widths
     with tempfile.TemporaryDirectory() as d:
         t = time.perf_counter()
-        g = gt.build(gt.generators.kronecker(scale, seed=0), Path(d) / "csr.gt", symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
-        print(f"kron{scale} built {time.perf_counter() - t:.1f}s", flush=True)
+        g = gt.build(gt.generators.kronecker(scale, seed=0), Path(d) / "g.gt", format=args.format, symmetrize=True, drop_self_loops=True, memory_budget="24GiB", progress=False)
+        print(f"kron{scale} {args.format} built {time.perf_counter() - t:.1f}s", flush=True)
         source = int(np.flatnonzero(np.diff(g.indptr()))[7])
         ms, _ = timed(lambda: gt.bfs(g, source, device="cuda"), 3)
         print(f"bfs ms {ms:.3f}", flush=True)
