@@ -259,7 +259,7 @@ struct EfT {
 
     // The same ids by batches of 32 ranks: every lane calls visit(u, j, in) for each batch,
     // converged, `in` saying whether its rank is one of [lo, hi) (then u and j are its id and
-    // position); lane order is list order.
+    // position); lane order is list order. Always the warp's walk, whatever Parallel says.
     template <bool Positions, class Visit>
     __device__ static void for_each_batch(const Graph& g, i64 c, i64 v, i64 lo, i64 hi, Visit&& visit) {
         walk<false, Positions, true>(g, c, v, lo, hi, visit);
