@@ -193,6 +193,12 @@ DEPENDENCY = Gather("Dependency", at_level, dependency, add_dependency, lanes=Tr
 ACCUMULATE = Compute("Accumulate", accumulate)
 
 
+def forward_direction(graph) -> Direction:
+    """The forward's switch: Beamer's (pulls on a symmetric graph), but back to pushing as soon as
+    a level stops growing, since a pull reads each list to its end."""
+    return Direction(graph, "auto", keep=1.0)
+
+
 class Betweenness(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
     functors = (SEEDED, SPREAD, PATHS, REACHED, FORGET, SETTLE, SHARE, DEPENDENCY, ACCUMULATE)
@@ -205,7 +211,7 @@ class Betweenness(Algorithm):
         self.batches = [sources[i : i + width] for i in range(0, len(sources), width)]
         self.current = 0  # the batch under way
         self.indptr = graph.indptr()
-        self.unswitched = Direction(graph, "auto", keep=1.0)  # a copy a batch; a pull reads each list to its end: a shrinking level pushes
+        self.unswitched = forward_direction(graph)  # each batch's forward starts with a copy
 
     def edges(self, graph) -> dict[str, Edges]:
         return {"out": Edges(), "in": Edges(reverse=True)} if self.unswitched.pulls else {"out": Edges()}
@@ -312,7 +318,7 @@ def batch_width(graph, n_sources: int, config: Config, batch: int | None) -> int
         return min(batch, n_sources)
     backend = config.backend()
     device, _ = config.budgets(backend)
-    width = min(MAX_LANES if backend == "cuda" or Direction(graph, "auto").pulls else 1, n_sources)
+    width = min(MAX_LANES if backend == "cuda" or forward_direction(graph).pulls else 1, n_sources)
     while width > 1 and 2 * state_of(Betweenness(graph, np.zeros(0, np.int64), False, width), graph, backend)[1] > device:
         width //= 2
     return width
