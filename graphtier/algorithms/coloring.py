@@ -10,13 +10,15 @@ higher neighbour u can end with c: u's colour will be at least its smallest free
 one its coloured higher neighbours took, and at most its (k+1)-th free colour, k being how many
 of its higher neighbours are still uncoloured. Then no higher neighbour takes c, and the colours
 below c are taken already, so c is v's greedy colour; rounds fall to about the number of colours.
-The tests read every tested vertex's list again each round, so only the GPU, where a round costs
-kernel launches, takes them (``SHORTCUT``); the CPU colours a vertex once none of its higher
-neighbours is left.
+The tests read a tested vertex's list again each round (but where the neighbour that blocked it
+last still blocks it), so only the GPU, where a round costs kernel launches, takes them
+(``SHORTCUT``); the CPU colours a vertex once none of its higher neighbours is left.
 
 A first sweep counts each vertex's uncoloured higher neighbours (a push of +1 along every edge to
-the lower end). A round tests the vertices pushed to in the round before (all, at first): a pull
-over each list until the first higher neighbour that may take its colour. The others are coloured
+the lower end); degrees are counted once into ``degree``, so that an order test reads one word per
+vertex. A round tests the vertices pushed to in the round before (all, at first): the neighbour
+that blocked one last (``blocker``) if it still may take its colour, else a pull over the list
+until the first higher neighbour that may. The others are coloured
 and push their colour (a bit of a 64-colour window, ``used``) and -1 to their lower neighbours,
 which the next round tests. A vertex whose window is full moves it 64 colours on and reads its
 higher neighbours' colours again (their lists only); colours beyond a vertex's window are not known
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Config, Edges, Filter, Pull, Run, run
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
 from .mis import undirected_lists
@@ -47,11 +49,16 @@ LIMIT = 32  # the most uncoloured higher neighbours of a vertex tested: one with
 
 
 @cpu(inline="always")
-def higher(a, b, prio, out_ptr, in_ptr):
+def higher(a, b, prio, degree):
     """Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority."""
-    da = out_ptr[a + 1] - out_ptr[a] + in_ptr[a + 1] - in_ptr[a]
-    db = out_ptr[b + 1] - out_ptr[b] + in_ptr[b + 1] - in_ptr[b]
-    return da > db or (da == db and prio[a] > prio[b])
+    return degree[a] > degree[b] or (degree[a] == degree[b] and prio[a] > prio[b])
+
+
+@cpu
+def count_neighbours(v, s):
+    """``s``: (out indptr, in indptr, degree)."""
+    out_ptr, in_ptr, degree = s
+    degree[v] = out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v]
 
 
 @cpu(inline="always")
@@ -80,26 +87,49 @@ def may_take(u, c, used, window, pending):
     return c <= base + lowest(free)
 
 
+@cpu(inline="always")
+def testable(v, colors, used, pending, mark):
+    """Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours
+    but no more than ``LIMIT``."""
+    return colors[v] == NONE and mark[v] != BLOCKED and used[v] != FULL and 0 < pending[v] <= LIMIT
+
+
+@cpu(inline="always")
+def first_free(v, used, window):
+    return np.int64(window[v]) * 64 + lowest(~used[v])
+
+
+@cpu
+def still_blocked(v, s):
+    """v's blocker of an earlier round, if uncoloured and still able to take v's smallest free
+    colour, blocks it again without v's list being read. ``s``: (colors, used, window, pending,
+    mark, blocker)."""
+    colors, used, window, pending, mark, blocker = s
+    u = blocker[v]
+    if testable(v, colors, used, pending, mark) and u != NONE and colors[u] == NONE and may_take(u, first_free(v, used, window), used, window, pending):
+        mark[v] = BLOCKED
+    return False
+
+
 @cpu
 def unsettled(v, s):
-    """Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours
-    but no more than ``LIMIT``. ``s``: (priorities, out indptr, in indptr, colors, used, window,
-    pending, mark)."""
-    return s[3][v] == NONE and s[7][v] != BLOCKED and s[4][v] != FULL and 0 < s[6][v] <= LIMIT
+    """``s``: (priorities, degrees, colors, used, window, pending, mark, blocker)."""
+    return testable(v, s[2], s[3], s[5], s[6])
 
 
 @cpu
 def blocks(v, u, e, w, s):
     """An uncoloured higher neighbour u that may take v's smallest free colour."""
-    prio, out_ptr, in_ptr, colors, used, window, pending, _ = s
-    if u == v or colors[u] != NONE or not higher(u, v, prio, out_ptr, in_ptr):
+    prio, degree, colors, used, window, pending, _, _ = s
+    if u == v or colors[u] != NONE or not higher(u, v, prio, degree):
         return False
-    return may_take(u, np.int64(window[v]) * 64 + lowest(~used[v]), used, window, pending)
+    return may_take(u, first_free(v, used, window), used, window, pending)
 
 
 @cpu
 def wait(v, u, s):
-    s[7][v] = BLOCKED
+    s[6][v] = BLOCKED
+    s[7][v] = u
 
 
 @cpu
@@ -119,7 +149,7 @@ def pick(v, s):
     mark[v] = 0
     if blocked:
         return False
-    colors[v] = window[v] * 64 + lowest(~used[v])
+    colors[v] = first_free(v, used, window)
     return True
 
 
@@ -138,10 +168,10 @@ def touched(v, s):
 
 @cpu
 def reread(u, v, e, w, s):
-    """u's window moved: the colours of its higher neighbours in it. ``s``: (priorities, out
-    indptr, in indptr, colors, used, window)."""
-    prio, out_ptr, in_ptr, colors, used, window = s
-    if v != u and colors[v] != NONE and higher(v, u, prio, out_ptr, in_ptr) and colors[v] // 64 == window[u]:
+    """u's window moved: the colours of its higher neighbours in it. ``s``: (priorities, degrees,
+    colors, used, window)."""
+    prio, degree, colors, used, window = s
+    if v != u and colors[v] != NONE and higher(v, u, prio, degree) and colors[v] // 64 == window[u]:
         used[u] |= ONE << np.uint64(colors[v] % 64)
     return False
 
@@ -151,10 +181,10 @@ def push(v, u, e, w, s):
     """Along an edge from v to a lower neighbour u: ``delta`` to the count of u's uncoloured higher
     neighbours (+1 in the first sweep, nothing coloured yet; -1 once v is coloured) and v's colour,
     where it is in u's window; True once v is coloured: u's test may pass now. ``s``: (priorities,
-    out indptr, in indptr, colors, used, window, pending, delta)."""
-    prio, out_ptr, in_ptr, colors, used, window, pending, delta = s
+    degrees, colors, used, window, pending, delta)."""
+    prio, degree, colors, used, window, pending, delta = s
     c = colors[v]
-    if u == v or not higher(v, u, prio, out_ptr, in_ptr):
+    if u == v or not higher(v, u, prio, degree):
         return False
     if c != NONE and c // 64 == window[u]:
         used[u] |= ONE << np.uint64(c % 64)
@@ -162,6 +192,8 @@ def push(v, u, e, w, s):
     return delta < 0 and colors[u] == NONE
 
 
+COUNT_NEIGHBOURS = Compute("CountNeighbours", count_neighbours)
+STILL_BLOCKED = Filter("StillBlocked", still_blocked)
 BLOCK = Pull("Block", unsettled, blocks, wait)
 PICK = Filter("Pick", pick)
 WINDOW_MOVED = Filter("WindowMoved", window_moved)
@@ -172,7 +204,7 @@ TOUCHED = Filter("Touched", touched)
 
 class Coloring(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, PUSH, BLOCK, PICK, WINDOW_MOVED, REREAD, TOUCHED)
+    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK, PICK, WINDOW_MOVED, REREAD, TOUCHED)
     queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours
     dedup = True  # a vertex pushed to by many is tested once
 
@@ -185,18 +217,28 @@ class Coloring(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        return {"prio": (n, np.uint64), "used": (n, np.uint64), "colors": (n, np.uint32), "window": (n, np.uint32), "pending": (n, np.uint32), "mark": (n, np.uint8)}
+        return {
+            "prio": (n, np.uint64),
+            "degree": (n, np.uint64),
+            "used": (n, np.uint64),
+            "colors": (n, np.uint32),
+            "window": (n, np.uint32),
+            "pending": (n, np.uint32),
+            "mark": (n, np.uint8),
+            "blocker": (n, np.uint32),
+        }
 
     def _order(self, run: Run) -> tuple:
-        """The comparison's arguments: priorities and the degrees' indptrs (a symmetric graph's
-        twice, which orders as once)."""
-        out_ptr = run.sources["out"].indptr
-        return run.state["prio"], out_ptr, run.sources["in"].indptr if "in" in run.sources else out_ptr
+        """The comparison's arguments."""
+        return run.state["prio"], run.state["degree"]
 
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
+        out_ptr = run.sources["out"].indptr  # a symmetric graph's twice, which orders as once
+        run.compute(COUNT_NEIGHBOURS, out_ptr, run.sources["in"].indptr if "in" in run.sources else out_ptr, s["degree"])
         s["colors"].fill(NONE)
+        s["blocker"].fill(NONE)
         for name in ("used", "window", "pending", "mark"):
             s[name].fill(0)
         run.frontier.start(np.zeros(0, np.int64), 0)
@@ -211,8 +253,10 @@ class Coloring(Algorithm):
         colouring = (s["colors"], s["used"], s["window"])
         q["picked"].row.fill(0)
         limit = LIMIT if SHORTCUT[run.backend] else 0
+        if limit:
+            run.filter(STILL_BLOCKED, *colouring, s["pending"], s["mark"], s["blocker"], input=todo, output=q["picked"])
         for name in self.lists if limit else ():
-            run.pull(BLOCK, *self._order(run), *colouring, s["pending"], s["mark"], edges=name, input=todo, output=q["picked"])
+            run.pull(BLOCK, *self._order(run), *colouring, s["pending"], s["mark"], s["blocker"], edges=name, input=todo, output=q["picked"])
         q["picked"].row.fill(0)
         run.filter(PICK, *colouring, s["mark"], s["pending"], limit, input=todo, output=q["picked"])
         run.filter(WINDOW_MOVED, s["mark"], input=todo)  # tested again next round, after reading their new windows
