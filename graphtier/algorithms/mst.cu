@@ -3,6 +3,8 @@
 #include "runtime.cuh"
 #include "union_find.cuh"
 
+typedef unsigned char u8;
+
 constexpr u64 NO_EDGE = ~0ull;
 constexpr u32 NONE = 0xFFFFFFFFu;  // no component (mst.py's NONE)
 
@@ -20,9 +22,10 @@ struct Ranks {
     __device__ u64 of(u32 v) const { return ranked ? rank[v] : v; }
 };
 
-// The two passes of a round over every edge: each component's least (weight key, smaller
-// endpoint) over its outgoing edges, then, among the edges equal to it, the least (larger
-// endpoint, outside endpoint). Unit: every edge weighs 1, no weight read.
+// The two passes of a round: over every edge, each component's least (weight key, smaller endpoint)
+// over its outgoing edges; then, over the smaller endpoints' lists, among the edges equal to it,
+// the least (larger endpoint, outside endpoint), for v's component and u's. Unit: every edge
+// weighs 1, no weight read.
 template <bool Weighted>
 struct ChooseOf {
     const u32* parent;
@@ -32,21 +35,40 @@ struct ChooseOf {
     i64 second;
     static constexpr bool edges = Weighted;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
-        u32 a = parent[v];
-        if (a == parent[u]) return false;
+        u32 a = parent[v], b = parent[u];
+        if (a == b) return false;
         u64 rv = r.of(v), ru = r.of(u);
         u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
         if (!second) {
             if (key < best[a]) atomicMin(best + a, key);
-        } else if (key == best[a]) {
-            u64 candidate = max(rv, ru) << 32 | u;
-            if (candidate < other[a]) atomicMin(other + a, candidate);
+            return false;
         }
+        u64 larger = max(rv, ru) << 32;
+        if (key == best[a] && (larger | u) < other[a]) atomicMin(other + a, larger | u);
+        if (key == best[b] && (larger | v) < other[b]) atomicMin(other + b, larger | v);
         return false;
     }
 };
 struct Choose : ChooseOf<true> {};
 struct ChooseUnit : ChooseOf<false> {};
+
+struct MarkEnd {  // a component with an outgoing edge marks the smaller endpoint of its least one
+    const u64* best;
+    Ranks vertex;  // the vertex of each rank
+    u8* marked;
+    __device__ void operator()(u32 v) const {
+        if (best[v] != NO_EDGE) marked[vertex.of(u32(best[v]))] = 1;
+    }
+};
+
+struct TakeMark {
+    u8* marked;
+    __device__ bool operator()(u32 v) const {
+        if (!marked[v]) return false;
+        marked[v] = 0;
+        return true;
+    }
+};
 
 struct Target {  // the component each root's least edge leads to
     const u64* best;
@@ -79,6 +101,8 @@ struct Merge {
 
 INSTANTIATE(ADVANCE, Choose)
 INSTANTIATE(ADVANCE, ChooseUnit)
+INSTANTIATE(COMPUTE, MarkEnd)
+INSTANTIATE(FILTER, TakeMark)
 INSTANTIATE(COMPUTE, Target)
 INSTANTIATE(FILTER, Merge)
 INSTANTIATE(COMPUTE, Init)

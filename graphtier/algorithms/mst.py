@@ -3,10 +3,12 @@
 Edges are ordered strictly by (weight, smaller endpoint, larger endpoint), endpoints ranked by the
 input's ids, so the forest is the one minimum spanning forest of that order: the same edges on
 every backend, format, budget and vertex order. Every round, each component (a root, as in
-connected components: the component's smallest vertex) finds its least outgoing edge in two passes
-over every edge: an atomic min of ``weight key << 32 | smaller endpoint`` (the float32 weight's
-bits reordered so that unsigned order is the numbers' order, negative ones included), then among
-the edges that tie with it an atomic min of ``larger endpoint << 32 | the outside endpoint``.
+connected components: the component's smallest vertex) finds its least outgoing edge in two passes:
+over every edge, an atomic min of ``weight key << 32 | smaller endpoint`` (the float32 weight's
+bits reordered so that unsigned order is the numbers' order, negative ones included); then among
+the edges that tie with it an atomic min of ``larger endpoint << 32 | the outside endpoint``. The
+edges that tie all hold that smaller endpoint, so the second pass reads only the lists of the
+components' smaller endpoints, each edge there standing for itself in both directions.
 Under a strict order the chosen edges form no cycle but the pairs of components that chose the
 same edge, which only the smaller of the two records. Each recorded edge hooks the larger root
 under the smaller; the root that stops being one keeps the edge (every vertex stops once at
@@ -49,21 +51,45 @@ def ranked(v, rank, ranks):
 
 @cpu
 def choose(v, u, e, w, s):
-    """The two passes of a round over every edge (one function, so that Numba compiles one advance
-    per format; the CPU's advance is serial: plain writes): each component's least (weight key,
-    smaller endpoint) over its outgoing edges, then, among the edges equal to it, the least
-    (larger endpoint, outside endpoint). ``s``: (parent, best, other, rank, whether ranked, the
-    second pass)."""
+    """The two passes of a round (one function, so that Numba compiles one advance per format; the
+    CPU's advance is serial: plain writes): over every edge, each component's least (weight key,
+    smaller endpoint) over its outgoing edges; then, over the smaller endpoints' lists, among the
+    edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
+    ``s``: (parent, best, other, rank, whether ranked, the second pass)."""
     parent, best, other, rank, ranks, second = s
-    a = parent[v]
-    if a == parent[u]:
+    a, b = parent[v], parent[u]
+    if a == b:
         return False
     rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
     key = weight_key(w) << HALF | min(rv, ru)
     if not second:
         best[a] = min(best[a], key)
-    elif key == best[a]:
-        other[a] = min(other[a], max(rv, ru) << HALF | np.uint64(u))
+        return False
+    larger = max(rv, ru) << HALF
+    if key == best[a]:
+        other[a] = min(other[a], larger | np.uint64(u))
+    if key == best[b]:
+        other[b] = min(other[b], larger | np.uint64(v))
+    return False
+
+
+@cpu
+def mark_end(v, s):
+    """A component with an outgoing edge marks the smaller endpoint of its least one (v: a label
+    the first pass wrote to, a root but for the GPU's compression, which may leave a vertex a step
+    short). ``s``: (best, the vertex of each rank, whether ranked, marks)."""
+    best, vertex, ranks, marked = s
+    if best[v] != NO_EDGE:
+        end = best[v] & LOW
+        marked[vertex[end] if ranks else end] = 1
+
+
+@cpu
+def take_mark(v, s):
+    """``s``: (marks,)."""
+    if s[0][v]:
+        s[0][v] = 0
+        return True
     return False
 
 
@@ -94,6 +120,8 @@ def merge(v, s):
 
 CHOOSE = Advance("Choose", choose)
 CHOOSE_UNIT = Advance("ChooseUnit", choose)  # every edge weighs 1: the GPU reads no weight
+MARK_END = Compute("MarkEnd", mark_end)
+TAKE_MARK = Filter("TakeMark", take_mark)
 TARGET = Compute("Target", target)
 MERGE = Filter("Merge", merge)
 INIT = Compute("Init", init)  # connected components' CPU functions: compiled once for both
@@ -102,8 +130,8 @@ COMPRESS = Compute("Compress", compress)
 
 class Boruvka(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (CHOOSE, CHOOSE_UNIT, TARGET, MERGE, INIT, COMPRESS)
-    queues = ("scratch",)
+    functors = (CHOOSE, CHOOSE_UNIT, MARK_END, TAKE_MARK, TARGET, MERGE, INIT, COMPRESS)
+    queues = ("scratch", "ends")  # the passes' output (nothing queued); the smaller endpoints of the components' least edges
 
     def __init__(self, graph, weight: bool):
         if graph.directed:
@@ -118,25 +146,40 @@ class Boruvka(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        state = {"parent": (n, np.uint32), "best": (n, np.uint64), "other": (n, np.uint64), "target": (n, np.uint32), "forest_key": (n, np.uint64), "forest_hi": (n, np.uint32)}
-        return state | ({"rank": (n, np.uint32)} if self.rank is not None else {})
+        state = {
+            "parent": (n, np.uint32),
+            "best": (n, np.uint64),
+            "other": (n, np.uint64),
+            "target": (n, np.uint32),
+            "forest_key": (n, np.uint64),
+            "forest_hi": (n, np.uint32),
+            "marked": (n, np.uint8),
+        }
+        return state | ({"rank": (n, np.uint32), "vertex": (n, np.uint32)} if self.rank is not None else {})
 
     def start(self, run: Run) -> None:
         s = run.state
+        none = run.xp.zeros(1, np.uint32)
         if self.rank is not None:
             s["rank"][:] = run.xp.asarray(self.rank)
-        self.ranks = (s["rank"], 1) if self.rank is not None else (run.xp.zeros(1, np.uint32), 0)
+            s["vertex"][:] = run.xp.asarray(np.argsort(self.rank).astype(np.uint32))
+        self.ranks = (s["rank"], 1) if self.rank is not None else (none, 0)
+        self.vertices = (s["vertex"], 1) if self.rank is not None else (none, 0)
+        s["marked"].fill(0)
         run.compute(INIT, s["parent"])
         run.frontier.start(np.zeros(0, np.int64), 0)
 
     def step(self, run: Run) -> None:
-        s, scratch = run.state, run.queues["scratch"]
+        s, scratch, ends = run.state, run.queues["scratch"], run.queues["ends"]
         parent, best, other, to = s["parent"], s["best"], s["other"], s["target"]
         best.fill(NO_EDGE)
         other.fill(NO_EDGE)
         choose = CHOOSE if self.weighted else CHOOSE_UNIT
-        for second in (0, 1):
-            run.advance(choose, parent, best, other, *self.ranks, second, input=ALL, output=scratch)
+        run.advance(choose, parent, best, other, *self.ranks, 0, input=ALL, output=scratch)
+        run.compute(MARK_END, best, *self.vertices, s["marked"])
+        ends.row.fill(0)
+        run.filter(TAKE_MARK, s["marked"], input=ALL, output=ends)
+        run.advance(choose, parent, best, other, *self.ranks, 1, input=ends, output=scratch)
         run.compute(TARGET, best, other, parent, to)
         run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL)
         run.compute(COMPRESS, parent)
