@@ -12,15 +12,15 @@ constexpr u8 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
 constexpr u32 LIMIT = 32;             // coloring.py's: the most uncoloured higher neighbours of a vertex tested
 
 // Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority.
-__device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const u64* degree) {
+__device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const u32* degree) {
     return degree[a] > degree[b] || (degree[a] == degree[b] && prio[a] > prio[b]);
 }
 
 struct CountNeighbours {
     const i64* out_ptr;
     const i64* in_ptr;
-    u64* degree;
-    __device__ void operator()(u32 v) const { degree[v] = u64(out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v]); }
+    u32* degree;
+    __device__ void operator()(u32 v) const { degree[v] = u32(min(out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v], i64(0xFFFFFFFF))); }  // coloring.py's MAX_DEGREE
 };
 
 // Whether uncoloured u may end with colour c: not below its smallest free colour, not taken by a
@@ -58,7 +58,7 @@ struct StillBlocked {  // v's blocker of an earlier round, uncoloured and still 
 
 struct Block {  // pull: the first uncoloured higher neighbour that may take v's smallest free colour
     const u64* prio;
-    const u64* degree;
+    const u32* degree;
     const u32* colors;
     const u64* used;
     const u32* window;
@@ -112,7 +112,7 @@ struct Touched {  // pushed to this round and still uncoloured, unless queued al
 
 struct Reread {  // u's window moved: its higher neighbours' colours in it
     const u64* prio;
-    const u64* degree;
+    const u32* degree;
     const u32* colors;
     u64* used;
     const u32* window;
@@ -125,7 +125,7 @@ struct Reread {  // u's window moved: its higher neighbours' colours in it
 
 struct Push {  // along an edge from v to a lower u: delta to u's uncoloured higher neighbours (+1 first, -1 once v is coloured), v's colour; queues u then
     const u64* prio;
-    const u64* degree;
+    const u32* degree;
     const u32* colors;
     u64* used;
     const u32* window;

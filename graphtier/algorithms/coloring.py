@@ -45,6 +45,7 @@ FULL = np.uint64(0xFFFFFFFFFFFFFFFF)  # a window whose 64 colours are all taken
 ONE = np.uint64(1)
 BLOCKED, MOVED = 1, 2  # a vertex's mark within a round: a higher neighbour may take its colour; its window moved
 SHORTCUT = {"cpu": False, "cuda": True}  # per backend: fewer rounds for more edges read, worth it where a round costs kernel launches
+MAX_DEGREE = 0xFFFFFFFF  # degrees are 32-bit words: a larger one orders as this (only a multigraph's list can be longer)
 LIMIT = 32  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
 
 
@@ -58,7 +59,7 @@ def higher(a, b, prio, degree):
 def count_neighbours(v, s):
     """``s``: (out indptr, in indptr, degree)."""
     out_ptr, in_ptr, degree = s
-    degree[v] = out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v]
+    degree[v] = min(out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v], MAX_DEGREE)
 
 
 @cpu(inline="always")
@@ -219,7 +220,7 @@ class Coloring(Algorithm):
         n = graph.n_vertices
         return {
             "prio": (n, np.uint64),
-            "degree": (n, np.uint64),
+            "degree": (n, np.uint32),
             "used": (n, np.uint64),
             "colors": (n, np.uint32),
             "window": (n, np.uint32),
@@ -275,7 +276,7 @@ def greedy_color(graph, *, seed: int | None = None, config: Config | None = None
     """A colouring of the graph read as undirected (self-loops ignored; isolated vertices get colour
     0): ``colors`` per vertex, no edge joining two of one colour, and ``n_colors``; greedy in
     largest-degree-first order (networkx's ``strategy="largest_first"``, with degrees as stored: a
-    directed graph's out- plus in-degree), so at most the largest degree plus one colours.
+    directed graph's out- plus in-degree, at most 2**32 - 1), so at most the largest degree plus one colours.
 
     ``seed``: the tie-breaks' seed among equal degrees, an integer in [0, 2**64) (None: drawn at
     random, and reported as ``seed``); one seed gives one colouring, on every device, format and
