@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, run
 from ..runtime.functors import cpu
@@ -55,21 +56,25 @@ def choose(v, u, e, w, s):
     CPU's advance is serial: plain writes): over every edge, each component's least (weight key,
     smaller endpoint) over its outgoing edges; then, over the smaller endpoints' lists, among the
     edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
+    The second pass takes each edge from its smaller endpoint's list alone: the copy in the
+    other's adds nothing, since where it matters that endpoint is marked too (mst.cu's twin still
+    reads both copies, to the same result).
     ``s``: (parent, best, other, rank, whether ranked, the second pass)."""
     parent, best, other, rank, ranks, second = s
+    rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
+    if second and rv > ru:
+        return False
     a, b = parent[v], parent[u]
     if a == b:
         return False
-    rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
     key = weight_key(w) << HALF | min(rv, ru)
     if not second:
         best[a] = min(best[a], key)
         return False
-    larger = max(rv, ru) << HALF
     if key == best[a]:
-        other[a] = min(other[a], larger | np.uint64(u))
+        other[a] = min(other[a], ru << HALF | np.uint64(u))
     if key == best[b]:
-        other[b] = min(other[b], larger | np.uint64(v))
+        other[b] = min(other[b], ru << HALF | np.uint64(v))
     return False
 
 
@@ -185,6 +190,34 @@ class Boruvka(Algorithm):
         run.compute(COMPRESS, parent)
 
 
+@njit(cache=True, nogil=True)
+def edge_order(lo, hi, n):
+    """The order of edges (lo, hi), ids below ``n`` <= 2**32, by lo then hi: a least-significant-digit
+    radix sort of ``lo << b | hi`` (b bits hold an id), 16 bits a pass, the keys moved with their
+    places: linear in the edges, unlike numpy's lexsort."""
+    b = 1
+    while n > 1 << b:
+        b += 1
+    keys = (lo.astype(np.uint64) << np.uint64(b)) | hi.astype(np.uint64)
+    order = np.arange(len(lo))
+    keys_to, order_to = np.empty_like(keys), np.empty_like(order)
+    count = np.empty(1 << 16, np.int64)
+    for shift in range(0, 2 * b, 16):
+        at = np.uint64(shift)
+        count[:] = 0
+        for k in keys:
+            count[(k >> at) & np.uint64(0xFFFF)] += 1
+        total = 0
+        for d in range(1 << 16):
+            count[d], total = total, total + count[d]
+        for i in range(len(keys)):
+            d = (keys[i] >> at) & np.uint64(0xFFFF)
+            keys_to[count[d]], order_to[count[d]] = keys[i], order[i]
+            count[d] += 1
+        keys, keys_to, order, order_to = keys_to, keys, order_to, order
+    return order
+
+
 def weights_of(keys: np.ndarray) -> np.ndarray:
     """The float32 weights (as float64) that ``weight_key`` made these keys of."""
     keys = keys.astype(np.uint32)
@@ -222,7 +255,7 @@ def minimum_spanning_tree(graph, *, weight: bool = True, config: Config | None =
         lo, hi = np.minimum(*ends), np.maximum(*ends)
         holes = int(np.count_nonzero(graph.copies == n))
     weights = weights_of(key >> HALF) if alg.weighted else np.ones(len(kept))
-    order = np.lexsort((hi, lo))
+    order = edge_order(lo, hi, n)
     lo, hi, weights = lo[order], hi[order], weights[order]
     total, n_trees = float(weights.sum()), n - len(kept) - holes
     stats = done.stats(n_trees=n_trees, total_weight=total, weighted=alg.weighted)
