@@ -16,6 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import graphtier as gt
+from graphtier.algorithms.mst import edge_order
 from graphtier.cli import main
 from graphtier.tiering.scheduler import fixed_bytes
 
@@ -82,6 +83,21 @@ def test_urand_and_grid(tmp_path, name):
     edges = gt.generators.urand(10, edge_factor=4, seed=4) if name == "urand" else gt.generators.grid(20, 31)
     g = gt.build(with_extras(edges, random_weights(edges, 2)), tmp_path / "g.gt", symmetrize=True, chunk_edges=CHUNK_EDGES, format="ef", progress=False)
     check_forest(stored_matrix(g), gt.minimum_spanning_tree(g, device="cpu"))
+
+
+@pytest.mark.parametrize("n", [1, 2, 300, 70_000, 2**32])
+def test_edge_order_sorts_as_lexsort(n):
+    """The forest's edges are put in (lo, hi) order by a radix sort whose passes depend on the id
+    width: numpy's lexsort is the oracle, ties (equal pairs) and one lo holding many edges included."""
+    rng = np.random.default_rng(n)
+    lo = rng.integers(0, n, 5000)
+    hi = rng.integers(0, n, 5000)
+    lo[:400], hi[400:450] = lo[0], hi[450]
+    order = edge_order(lo, hi, n)
+    expected = np.lexsort((hi, lo))
+    np.testing.assert_array_equal(lo[order], lo[expected])
+    np.testing.assert_array_equal(hi[order], hi[expected])
+    assert np.array_equal(np.sort(order), np.arange(len(lo)))
 
 
 def test_distinct_weights_give_scipys_edges(tmp_path):
