@@ -85,8 +85,9 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
     """``advance`` compiled for one format and functor. The step for each edge (weight, functor,
     de-duplication, append) is written in the loop: through a function taking arrays it cost 3x
     the time per edge (reference counts on every call; cnr-2000). A format's fused visitor
-    (``ef``'s) serves the unweighted advances without de-duplication, BFS's."""
-    fused = push is not None and not weighted and not dedup
+    (``ef``'s) serves the unweighted advances, with de-duplication through ``_first_time``."""
+    fused = push is not None and not weighted
+    step = _first_time(functor)
 
     @compiled()
     def kernel(frontier, n, every, indptr, words, weights, table, chunk_edges, state, out, marks, scratch):
@@ -100,6 +101,8 @@ def advance_kernel(neighbors, push, functor, weighted: bool, dedup: bool):
                 c, start, end = _segment(lo, hi, chunk_edges, shift)
                 if table[c, CHUNK_START] == ABSENT:  # not in memory this round
                     pass
+                elif fused and dedup:
+                    n_out = push(words, table, c, v, lo - start, end - start, buf, step, (state, marks), lo, out, n_out)
                 elif fused:
                     n_out = push(words, table, c, v, lo - start, end - start, buf, functor, state, lo, out, n_out)
                 else:
