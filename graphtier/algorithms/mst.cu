@@ -35,9 +35,10 @@ struct ChooseOf {
     i64 second;
     static constexpr bool edges = Weighted;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
+        u64 rv = r.of(v), ru = r.of(u);
+        if (second && rv > ru) return false;  // the second pass takes each edge from its smaller endpoint's list alone
         u32 a = parent[v], b = parent[u];
         if (a == b) return false;
-        u64 rv = r.of(v), ru = r.of(u);
         u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
         if (!second) {
             if (key < best[a]) atomicMin(best + a, key);

@@ -57,8 +57,7 @@ def choose(v, u, e, w, s):
     smaller endpoint) over its outgoing edges; then, over the smaller endpoints' lists, among the
     edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
     The second pass takes each edge from its smaller endpoint's list alone: the copy in the
-    other's adds nothing, since where it matters that endpoint is marked too (mst.cu's twin still
-    reads both copies, to the same result).
+    other's adds nothing, since where it matters that endpoint is marked too.
     ``s``: (parent, best, other, rank, whether ranked, the second pass)."""
     parent, best, other, rank, ranks, second = s
     rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
