@@ -1,142 +1,136 @@
 // Greedy colouring's functors on the GPU (graphtier/algorithms/coloring.py has the driver and the
 // CPU functors): tests read only what the round's start left, bits are OR-ed into 64-colour windows
 // and counts decremented with atomics, so the colours do not depend on the order threads run in.
+// A vertex's state is one 32-byte cell (coloring.py's CELL), so a test of a neighbour reads one
+// sector of memory, not one per array.
 #include "runtime.cuh"
 #include "priority.cuh"
 
-typedef unsigned char u8;
+struct Cell {     // coloring.py's words: used | colour, window | pending, degree | blocker, mark
+    u64 used;     // its 64-colour window's colours that higher neighbours took
+    u32 colour;   // NONE: not coloured yet
+    u32 window;   // the window's first colour / 64
+    u32 pending;  // uncoloured higher neighbours
+    u32 degree;   // out- plus in-lists, at most coloring.py's MAX_DEGREE
+    u32 blocker;  // the neighbour that blocked it last
+    u32 mark;     // BLOCKED or MOVED within a round
+};
+static_assert(sizeof(Cell) == 32, "a cell is coloring.py's four 64-bit words");
 
-constexpr u32 NONE = 0xFFFFFFFFu;     // not coloured yet
-constexpr u64 FULL = ~0ull;           // a window whose 64 colours are all taken
-constexpr u8 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
-constexpr u32 LIMIT = 32;             // coloring.py's: the most uncoloured higher neighbours of a vertex tested
+constexpr u32 NONE = 0xFFFFFFFFu;  // not coloured yet; no blocker
+constexpr u64 FULL = ~0ull;        // a window whose 64 colours are all taken
+constexpr u32 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
+constexpr u32 LIMIT = 32;              // coloring.py's: the most uncoloured higher neighbours of a vertex tested
 
-// Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority.
-__device__ __forceinline__ bool higher(u32 a, u32 b, const u64* prio, const u32* degree) {
-    return degree[a] > degree[b] || (degree[a] == degree[b] && prio[a] > prio[b]);
+// Whether a comes before b: more neighbours, then a higher priority.
+__device__ __forceinline__ bool higher(const Cell& a, const Cell& b, u32 ia, u32 ib, const u64* prio) {
+    return a.degree > b.degree || (a.degree == b.degree && prio[ia] > prio[ib]);
 }
 
-struct CountNeighbours {
+struct CountNeighbours {  // a fresh cell: uncoloured, its degree counted
     const i64* out_ptr;
     const i64* in_ptr;
-    u32* degree;
-    __device__ void operator()(u32 v) const { degree[v] = u32(min(out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v], i64(0xFFFFFFFF))); }  // coloring.py's MAX_DEGREE
+    i64 same;  // in_ptr is out_ptr (a symmetric graph's one list)
+    Cell* cell;
+    __device__ void operator()(u32 v) const {
+        i64 d = out_ptr[v + 1] - out_ptr[v] + (same ? 0 : in_ptr[v + 1] - in_ptr[v]);
+        cell[v] = Cell{0, NONE, 0, 0, u32(min(d, i64(0xFFFFFFFF))), NONE, 0};  // coloring.py's MAX_DEGREE
+    }
 };
 
 // Whether uncoloured u may end with colour c: not below its smallest free colour, not taken by a
 // higher neighbour, not beyond its (pending + 1)-th free one; beyond its window, unknown.
-__device__ __forceinline__ bool may_take(u32 u, i64 c, const u64* used, const u32* window, const u32* pending) {
-    i64 base = i64(window[u]) * 64;
-    u64 free = ~used[u];
+__device__ __forceinline__ bool may_take(const Cell& u, i64 c) {
+    i64 base = i64(u.window) * 64;
+    u64 free = ~u.used;
     if (free == 0) return c >= base + 64;
-    if (c < base + __ffsll(free) - 1 || (c < base + 64 && (used[u] >> (c - base)) & 1)) return false;
-    if (pending[u] >= u32(__popcll(free))) return true;
-    for (u32 i = 0; i < pending[u]; i++) free &= free - 1;  // the free colours its uncoloured higher neighbours may take
+    if (c < base + __ffsll(free) - 1 || (c < base + 64 && (u.used >> (c - base)) & 1)) return false;
+    if (u.pending >= u32(__popcll(free))) return true;
+    for (u32 i = 0; i < u.pending; i++) free &= free - 1;  // the free colours its uncoloured higher neighbours may take
     return c <= base + __ffsll(free) - 1;
 }
 
 // Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours but no more than LIMIT.
-__device__ __forceinline__ bool testable(u32 v, const u32* colors, const u64* used, const u32* pending, const u8* mark) {
-    return colors[v] == NONE && mark[v] != BLOCKED && used[v] != FULL && pending[v] > 0 && pending[v] <= LIMIT;
-}
+__device__ __forceinline__ bool testable(const Cell& v) { return v.colour == NONE && v.mark != BLOCKED && v.used != FULL && v.pending > 0 && v.pending <= LIMIT; }
 
-__device__ __forceinline__ i64 first_free(u32 v, const u64* used, const u32* window) { return i64(window[v]) * 64 + __ffsll(~used[v]) - 1; }
+__device__ __forceinline__ i64 first_free(const Cell& v) { return i64(v.window) * 64 + __ffsll(~v.used) - 1; }
 
 struct StillBlocked {  // v's blocker of an earlier round, uncoloured and still able to take v's colour, blocks it unread
-    const u32* colors;
-    const u64* used;
-    const u32* window;
-    const u32* pending;
-    u8* mark;
-    const u32* blocker;
+    Cell* cell;
     __device__ bool operator()(u32 v) const {
-        u32 u = blocker[v];
-        if (testable(v, colors, used, pending, mark) && u != NONE && colors[u] == NONE && may_take(u, first_free(v, used, window), used, window, pending)) mark[v] = BLOCKED;
+        Cell& c = cell[v];
+        if (testable(c) && c.blocker != NONE && cell[c.blocker].colour == NONE && may_take(cell[c.blocker], first_free(c))) c.mark = BLOCKED;
         return false;
     }
 };
 
 struct Block {  // pull: the first uncoloured higher neighbour that may take v's smallest free colour
     const u64* prio;
-    const u32* degree;
-    const u32* colors;
-    const u64* used;
-    const u32* window;
-    const u32* pending;
-    u8* mark;
-    u32* blocker;
-    __device__ bool wanted(u32 v) const { return testable(v, colors, used, pending, mark); }
+    Cell* cell;
+    __device__ bool wanted(u32 v) const { return testable(cell[v]); }
     __device__ bool operator()(u32 v, u32 u, Edge) const {
-        if (u == v || colors[u] != NONE || !higher(u, v, prio, degree)) return false;
-        return may_take(u, first_free(v, used, window), used, window, pending);
+        const Cell& cu = cell[u];
+        if (u == v || cu.colour != NONE || !higher(cu, cell[v], u, v, prio)) return false;
+        return may_take(cu, first_free(cell[v]));
     }
     __device__ void adopt(u32 v, u32 u) const {
-        mark[v] = BLOCKED;
-        blocker[v] = u;
+        cell[v].mark = BLOCKED;
+        cell[v].blocker = u;
     }
 };
 
 struct Pick {  // not blocked: the smallest free colour; a full window moves on instead (v reads again)
-    u32* colors;
-    u64* used;
-    u32* window;
-    u8* mark;
-    const u32* pending;
+    Cell* cell;
     i64 limit;  // more uncoloured higher neighbours block untested (0: no tests)
     __device__ bool operator()(u32 v) const {
-        if (colors[v] != NONE) return false;
-        if (used[v] == FULL) {
-            window[v] += 1;
-            used[v] = 0;
-            mark[v] = MOVED;
+        Cell& c = cell[v];
+        if (c.colour != NONE) return false;
+        if (c.used == FULL) {
+            c.window += 1;
+            c.used = 0;
+            c.mark = MOVED;
             return false;
         }
-        bool blocked = mark[v] == BLOCKED || pending[v] > u32(limit);
-        mark[v] = 0;
+        bool blocked = c.mark == BLOCKED || c.pending > u32(limit);
+        c.mark = 0;
         if (blocked) return false;
-        colors[v] = u32(first_free(v, used, window));
+        c.colour = u32(first_free(c));
         return true;
     }
 };
 
 struct WindowMoved {
-    const u8* mark;
-    __device__ bool operator()(u32 v) const { return mark[v] == MOVED; }
+    const Cell* cell;
+    __device__ bool operator()(u32 v) const { return cell[v].mark == MOVED; }
 };
 
 struct Touched {  // pushed to this round and still uncoloured, unless queued already for a moved window
-    const u32* colors;
-    const u8* mark;
-    __device__ bool operator()(u32 v) const { return colors[v] == NONE && mark[v] != MOVED; }
+    const Cell* cell;
+    __device__ bool operator()(u32 v) const { return cell[v].colour == NONE && cell[v].mark != MOVED; }
 };
 
 struct Reread {  // u's window moved: its higher neighbours' colours in it
     const u64* prio;
-    const u32* degree;
-    const u32* colors;
-    u64* used;
-    const u32* window;
+    Cell* cell;
     __device__ bool operator()(u32 u, u32 v, Edge) const {
-        u32 c = colors[v];
-        if (v != u && c != NONE && higher(v, u, prio, degree) && c / 64 == window[u]) atomicOr(used + u, 1ull << (c % 64));
+        u32 c = cell[v].colour;
+        if (v != u && c != NONE && higher(cell[v], cell[u], v, u, prio) && c / 64 == cell[u].window) atomicOr(&cell[u].used, 1ull << (c % 64));
         return false;
     }
 };
 
 struct Push {  // along an edge from v to a lower u: delta to u's uncoloured higher neighbours (+1 first, -1 once v is coloured), v's colour; queues u then
     const u64* prio;
-    const u32* degree;
-    const u32* colors;
-    u64* used;
-    const u32* window;
-    u32* pending;
+    Cell* cell;
     i64 delta;
     __device__ bool operator()(u32 v, u32 u, Edge) const {
-        u32 c = colors[v];
-        if (u == v || !higher(v, u, prio, degree)) return false;
-        if (c != NONE && c / 64 == window[u]) atomicOr(used + u, 1ull << (c % 64));
-        atomicAdd(pending + u, u32(delta));
-        return delta < 0 && colors[u] == NONE;
+        const Cell& cv = cell[v];
+        Cell& cu = cell[u];
+        u32 c = cv.colour;
+        if (u == v || !higher(cv, cu, v, u, prio)) return false;
+        if (c != NONE && c / 64 == cu.window) atomicOr(&cu.used, 1ull << (c % 64));
+        atomicAdd(&cu.pending, u32(delta));
+        return delta < 0 && cu.colour == NONE;
     }
 };
 

@@ -14,12 +14,13 @@ The tests read a tested vertex's list again each round (but where the neighbour 
 last still blocks it), so only the GPU, where a round costs kernel launches, takes them
 (``SHORTCUT``); the CPU colours a vertex once none of its higher neighbours is left.
 
-A first sweep counts each vertex's uncoloured higher neighbours (a push of +1 along every edge to
-the lower end); degrees are counted once into ``degree``, so that an order test reads one word per
-vertex. A round tests the vertices pushed to in the round before (all, at first): the neighbour
-that blocked one last (``blocker``) if it still may take its colour, else a pull over the list
-until the first higher neighbour that may. The others are coloured
-and push their colour (a bit of a 64-colour window, ``used``) and -1 to their lower neighbours,
+A vertex's state is one 32-byte cell (``CELL_WORDS``: its colour, window, colours taken, count,
+degree, blocker and mark), so that testing a neighbour reads one sector of memory, not one per
+array. A first sweep counts each vertex's uncoloured higher neighbours (a push of +1 along every
+edge to the lower end), its degree counted into its cell first. A round tests the vertices pushed
+to in the round before (all, at first): the neighbour that blocked one last (its blocker) if it
+still may take its colour, else a pull over the list until the first higher neighbour that may.
+The others are coloured and push their colour (a bit of a 64-colour window) and -1 to their lower neighbours,
 which the next round tests. A vertex whose window is full moves it 64 colours on and reads its
 higher neighbours' colours again (their lists only); colours beyond a vertex's window are not known
 to its neighbours' tests, which then wait. Every test reads the state of the round's start, bits
@@ -40,26 +41,46 @@ from ..runtime.results import ColoringResult
 from .mis import undirected_lists
 from .priority import PRIORITY, priorities, seed_key
 
-NONE = np.uint32(0xFFFFFFFF)  # not coloured yet
+NONE = 0xFFFFFFFF  # a colour: not coloured yet; a blocker: none
 FULL = np.uint64(0xFFFFFFFFFFFFFFFF)  # a window whose 64 colours are all taken
 ONE = np.uint64(1)
 BLOCKED, MOVED = 1, 2  # a vertex's mark within a round: a higher neighbour may take its colour; its window moved
 SHORTCUT = {"cpu": False, "cuda": True}  # per backend: fewer rounds for more edges read, worth it where a round costs kernel launches
 MAX_DEGREE = 0xFFFFFFFF  # degrees are 32-bit words: a larger one orders as this (only a multigraph's list can be longer)
 LIMIT = 32  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
+# A vertex's cell, 32 bytes (coloring.cu's struct Cell): the state a test of it reads, in one
+# sector of memory. The state holds cells as four 64-bit words; the CPU's functors read them as these records.
+CELL = np.dtype(
+    [
+        ("used", np.uint64),  # its 64-colour window's colours that higher neighbours took
+        ("colour", np.uint32),  # NONE: not coloured yet
+        ("window", np.uint32),  # the window's first colour / 64
+        ("pending", np.uint32),  # uncoloured higher neighbours
+        ("degree", np.uint32),  # out- plus in-lists, at most MAX_DEGREE
+        ("blocker", np.uint32),  # the neighbour that blocked it last
+        ("mark", np.uint32),  # BLOCKED or MOVED within a round
+    ]
+)
+CELL_WORDS = CELL.itemsize // 8
+COLOUR_WORD = CELL.fields["colour"][1] // 8  # the word that holds the colour (its low half) and the window
 
 
 @cpu(inline="always")
-def higher(a, b, prio, degree):
+def higher(a, b, prio, cell):
     """Whether a comes before b: more neighbours (out- plus in-lists), then a higher priority."""
-    return degree[a] > degree[b] or (degree[a] == degree[b] and prio[a] > prio[b])
+    return cell[a].degree > cell[b].degree or (cell[a].degree == cell[b].degree and prio[a] > prio[b])
 
 
 @cpu
 def count_neighbours(v, s):
-    """``s``: (out indptr, in indptr, degree)."""
-    out_ptr, in_ptr, degree = s
-    degree[v] = min(out_ptr[v + 1] - out_ptr[v] + in_ptr[v + 1] - in_ptr[v], MAX_DEGREE)
+    """A fresh cell: uncoloured, its degree counted. ``s``: (out indptr, in indptr, whether both
+    are the out-lists', cells)."""
+    out_ptr, in_ptr, same, cell = s
+    c = cell[v]
+    c.used = 0
+    c.colour = c.blocker = NONE
+    c.window = c.pending = c.mark = 0
+    c.degree = min(out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v]), MAX_DEGREE)
 
 
 @cpu(inline="always")
@@ -72,16 +93,17 @@ def lowest(bits):
 
 
 @cpu(inline="always")
-def may_take(u, c, used, window, pending):
+def may_take(u, c, cell):
     """Whether uncoloured u may end with colour c: not below its smallest free colour, not taken by
     a higher neighbour, not beyond its (pending + 1)-th free one; beyond its window, unknown."""
-    base = np.int64(window[u]) * 64
-    if used[u] == FULL:
+    base = np.int64(cell[u].window) * 64
+    used = cell[u].used
+    if used == FULL:
         return c >= base + 64
-    free = ~used[u]
-    if c < base + lowest(free) or (c < base + 64 and (used[u] >> np.uint64(c - base)) & ONE):
+    free = ~used
+    if c < base + lowest(free) or (c < base + 64 and (used >> np.uint64(c - base)) & ONE):
         return False
-    for _ in range(pending[u]):  # drop the free colours its uncoloured higher neighbours may take
+    for _ in range(cell[u].pending):  # drop the free colours its uncoloured higher neighbours may take
         free &= free - ONE
         if free == 0:
             return True
@@ -89,91 +111,93 @@ def may_take(u, c, used, window, pending):
 
 
 @cpu(inline="always")
-def testable(v, colors, used, pending, mark):
+def testable(v, cell):
     """Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours
     but no more than ``LIMIT``."""
-    return colors[v] == NONE and mark[v] != BLOCKED and used[v] != FULL and 0 < pending[v] <= LIMIT
+    c = cell[v]
+    return c.colour == NONE and c.mark != BLOCKED and c.used != FULL and 0 < c.pending <= LIMIT
 
 
 @cpu(inline="always")
-def first_free(v, used, window):
-    return np.int64(window[v]) * 64 + lowest(~used[v])
+def first_free(v, cell):
+    return np.int64(cell[v].window) * 64 + lowest(~cell[v].used)
 
 
 @cpu
 def still_blocked(v, s):
     """v's blocker of an earlier round, if uncoloured and still able to take v's smallest free
-    colour, blocks it again without v's list being read. ``s``: (colors, used, window, pending,
-    mark, blocker)."""
-    colors, used, window, pending, mark, blocker = s
-    u = blocker[v]
-    if testable(v, colors, used, pending, mark) and u != NONE and colors[u] == NONE and may_take(u, first_free(v, used, window), used, window, pending):
-        mark[v] = BLOCKED
+    colour, blocks it again without v's list being read. ``s``: (cells,)."""
+    cell = s[0]
+    u = cell[v].blocker
+    if testable(v, cell) and u != NONE and cell[u].colour == NONE and may_take(u, first_free(v, cell), cell):
+        cell[v].mark = BLOCKED
     return False
 
 
 @cpu
 def unsettled(v, s):
-    """``s``: (priorities, degrees, colors, used, window, pending, mark, blocker)."""
-    return testable(v, s[2], s[3], s[5], s[6])
+    """``s``: (priorities, cells)."""
+    return testable(v, s[1])
 
 
 @cpu
 def blocks(v, u, e, w, s):
     """An uncoloured higher neighbour u that may take v's smallest free colour."""
-    prio, degree, colors, used, window, pending, _, _ = s
-    if u == v or colors[u] != NONE or not higher(u, v, prio, degree):
+    prio, cell = s
+    if u == v or cell[u].colour != NONE or not higher(u, v, prio, cell):
         return False
-    return may_take(u, first_free(v, used, window), used, window, pending)
+    return may_take(u, first_free(v, cell), cell)
 
 
 @cpu
 def wait(v, u, s):
-    s[6][v] = BLOCKED
-    s[7][v] = u
+    c = s[1][v]
+    c.mark, c.blocker = BLOCKED, u
 
 
 @cpu
 def pick(v, s):
     """An uncoloured vertex not blocked takes its smallest free colour (True); a full window moves
     on instead (marked: v reads its neighbours again). A vertex with more than ``limit`` uncoloured
-    higher neighbours is blocked untested (0: without the shortcut). ``s``: (colors, used, window, mark, pending, limit)."""
-    colors, used, window, mark, pending, limit = s
-    if colors[v] != NONE:
+    higher neighbours is blocked untested (0: without the shortcut). ``s``: (cells, limit)."""
+    cell, limit = s
+    c = cell[v]
+    if c.colour != NONE:
         return False
-    if used[v] == FULL:
-        window[v] += 1
-        used[v] = 0
-        mark[v] = MOVED
+    if c.used == FULL:
+        c.window += 1
+        c.used = 0
+        c.mark = MOVED
         return False
-    blocked = mark[v] == BLOCKED or pending[v] > limit
-    mark[v] = 0
+    blocked = c.mark == BLOCKED or c.pending > limit
+    c.mark = 0
     if blocked:
         return False
-    colors[v] = first_free(v, used, window)
+    c.colour = first_free(v, cell)
     return True
 
 
 @cpu
 def window_moved(v, s):
-    """``s``: (mark,)."""
-    return s[0][v] == MOVED
+    """``s``: (cells,)."""
+    return s[0][v].mark == MOVED
 
 
 @cpu
 def touched(v, s):
     """Pushed to this round and still uncoloured, unless queued already for a moved window.
-    ``s``: (colors, mark)."""
-    return s[0][v] == NONE and s[1][v] != MOVED
+    ``s``: (cells,)."""
+    c = s[0][v]
+    return c.colour == NONE and c.mark != MOVED
 
 
 @cpu
 def reread(u, v, e, w, s):
-    """u's window moved: the colours of its higher neighbours in it. ``s``: (priorities, degrees,
-    colors, used, window)."""
-    prio, degree, colors, used, window = s
-    if v != u and colors[v] != NONE and higher(v, u, prio, degree) and colors[v] // 64 == window[u]:
-        used[u] |= ONE << np.uint64(colors[v] % 64)
+    """u's window moved: the colours of its higher neighbours in it. ``s``: (priorities, cells)."""
+    prio, cell = s
+    c = cell[v].colour
+    if v != u and c != NONE and higher(v, u, prio, cell) and c // 64 == cell[u].window:
+        cell[u].used |= ONE << np.uint64(c % 64)
     return False
 
 
@@ -182,20 +206,20 @@ def push(v, u, e, w, s):
     """Along an edge from v to a lower neighbour u: ``delta`` to the count of u's uncoloured higher
     neighbours (+1 in the first sweep, nothing coloured yet; -1 once v is coloured) and v's colour,
     where it is in u's window; True once v is coloured: u's test may pass now. ``s``: (priorities,
-    degrees, colors, used, window, pending, delta)."""
-    prio, degree, colors, used, window, pending, delta = s
-    c = colors[v]
-    if u == v or not higher(v, u, prio, degree):
+    cells, delta)."""
+    prio, cell, delta = s
+    c = cell[v].colour
+    if u == v or not higher(v, u, prio, cell):
         return False
-    if c != NONE and c // 64 == window[u]:
-        used[u] |= ONE << np.uint64(c % 64)
-    pending[u] += delta
-    return delta < 0 and colors[u] == NONE
+    if c != NONE and c // 64 == cell[u].window:
+        cell[u].used |= ONE << np.uint64(c % 64)
+    cell[u].pending += delta
+    return delta < 0 and cell[u].colour == NONE
 
 
 COUNT_NEIGHBOURS = Compute("CountNeighbours", count_neighbours)
 STILL_BLOCKED = Filter("StillBlocked", still_blocked)
-BLOCK = Pull("Block", unsettled, blocks, wait)
+BLOCK_PULL = Pull("Block", unsettled, blocks, wait)
 PICK = Filter("Pick", pick)
 WINDOW_MOVED = Filter("WindowMoved", window_moved)
 REREAD = Advance("Reread", reread)
@@ -205,7 +229,7 @@ TOUCHED = Filter("Touched", touched)
 
 class Coloring(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK, PICK, WINDOW_MOVED, REREAD, TOUCHED)
+    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED)
     queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours
     dedup = True  # a vertex pushed to by many is tested once
 
@@ -218,58 +242,47 @@ class Coloring(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        return {
-            "prio": (n, np.uint64),
-            "degree": (n, np.uint32),
-            "used": (n, np.uint64),
-            "colors": (n, np.uint32),
-            "window": (n, np.uint32),
-            "pending": (n, np.uint32),
-            "mark": (n, np.uint8),
-            "blocker": (n, np.uint32),
-        }
-
-    def _order(self, run: Run) -> tuple:
-        """The comparison's arguments."""
-        return run.state["prio"], run.state["degree"]
+        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64)}
 
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
-        out_ptr = run.sources["out"].indptr  # a symmetric graph's twice, which orders as once
-        run.compute(COUNT_NEIGHBOURS, out_ptr, run.sources["in"].indptr if "in" in run.sources else out_ptr, s["degree"])
-        s["colors"].fill(NONE)
-        s["blocker"].fill(NONE)
-        for name in ("used", "window", "pending", "mark"):
-            s[name].fill(0)
+        out_ptr = run.sources["out"].indptr
+        in_ptr = run.sources["in"].indptr if "in" in run.sources else out_ptr
+        run.compute(COUNT_NEIGHBOURS, out_ptr, in_ptr, "in" not in run.sources, cells(run))
         run.frontier.start(np.zeros(0, np.int64), 0)
         for name in self.lists:  # a sweep that queues nothing
-            run.advance(PUSH, *self._order(run), s["colors"], s["used"], s["window"], s["pending"], 1, edges=name, input=ALL, output=run.frontier.current)
+            run.advance(PUSH, s["prio"], cells(run), 1, edges=name, input=ALL, output=run.frontier.current)
 
     def step(self, run: Run) -> None:
         """Test the vertices whose own colours or higher neighbours changed last round (all at
         first); the highest uncoloured vertex is always among them, so a round colours at least it."""
-        s, fr, q = run.state, run.frontier, run.queues
+        prio, cell, fr, q = run.state["prio"], cells(run), run.frontier, run.queues
         todo = ALL if len(run.iterations) == 1 else fr.current
-        colouring = (s["colors"], s["used"], s["window"])
         q["picked"].row.fill(0)
         limit = LIMIT if SHORTCUT[run.backend] else 0
         if limit:
-            run.filter(STILL_BLOCKED, *colouring, s["pending"], s["mark"], s["blocker"], input=todo, output=q["picked"])
+            run.filter(STILL_BLOCKED, cell, input=todo, output=q["picked"])
         for name in self.lists if limit else ():
-            run.pull(BLOCK, *self._order(run), *colouring, s["pending"], s["mark"], s["blocker"], edges=name, input=todo, output=q["picked"])
+            run.pull(BLOCK_PULL, prio, cell, edges=name, input=todo, output=q["picked"])
         q["picked"].row.fill(0)
-        run.filter(PICK, *colouring, s["mark"], s["pending"], limit, input=todo, output=q["picked"])
-        run.filter(WINDOW_MOVED, s["mark"], input=todo)  # tested again next round, after reading their new windows
+        run.filter(PICK, cell, limit, input=todo, output=q["picked"])
+        run.filter(WINDOW_MOVED, cell, input=todo)  # tested again next round, after reading their new windows
         for name in self.lists:
-            run.advance(REREAD, *self._order(run), *colouring, edges=name, input=fr.next, output=q["touched"])
+            run.advance(REREAD, prio, cell, edges=name, input=fr.next, output=q["touched"])
         q["touched"].row.fill(0)
         for name in self.lists:
-            run.advance(PUSH, *self._order(run), *colouring, s["pending"], -1, edges=name, input=q["picked"], output=q["touched"], dedup=True)
-        run.filter(TOUCHED, s["colors"], s["mark"], input=q["touched"])
+            run.advance(PUSH, prio, cell, -1, edges=name, input=q["picked"], output=q["touched"], dedup=True)
+        run.filter(TOUCHED, cell, input=q["touched"])
 
     def batch(self, run: Run) -> int:
         return BATCH
+
+
+def cells(run: Run):
+    """The cells as the backend's functors take them: words on the GPU, records on the CPU."""
+    words = run.state["cell"]
+    return words if run.backend == "cuda" else words.view(CELL)[:, 0]
 
 
 def greedy_color(graph, *, seed: int | None = None, config: Config | None = None, **options) -> ColoringResult:
@@ -287,6 +300,6 @@ def greedy_color(graph, *, seed: int | None = None, config: Config | None = None
     if graph.n_vertices == 0:
         return ColoringResult(colors=np.zeros(0, np.int64), n_colors=0, seed=alg.seed, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    colors = done.output(done.state["colors"].astype(np.int64))  # all coloured: counts and decrements travel along the same lists
+    colors = done.output((done.state["cell"][:, COLOUR_WORD] & 0xFFFFFFFF).astype(np.int64))  # all coloured: counts and decrements travel along the same lists
     n_colors = int(colors.max()) + 1
     return ColoringResult(colors=colors, n_colors=n_colors, seed=alg.seed, stats=done.stats(n_colors=n_colors, seed=alg.seed), ids=graph.ids)
