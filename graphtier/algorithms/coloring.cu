@@ -20,7 +20,7 @@ static_assert(sizeof(Cell) == 32, "a cell is coloring.py's four 64-bit words");
 constexpr u32 NONE = 0xFFFFFFFFu;  // not coloured yet; no blocker
 constexpr u64 FULL = ~0ull;        // a window whose 64 colours are all taken
 constexpr u32 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
-constexpr u32 LIMIT = 32;              // coloring.py's: the most uncoloured higher neighbours of a vertex tested
+constexpr u32 LIMIT = 128;             // coloring.py's: the most uncoloured higher neighbours of a vertex tested
 
 // Whether a comes before b: more neighbours, then a higher priority.
 __device__ __forceinline__ bool higher(const Cell& a, const Cell& b, u32 ia, u32 ib, const u64* prio) {

@@ -47,7 +47,7 @@ ONE = np.uint64(1)
 BLOCKED, MOVED = 1, 2  # a vertex's mark within a round: a higher neighbour may take its colour; its window moved
 SHORTCUT = {"cpu": False, "cuda": True}  # per backend: fewer rounds for more edges read, worth it where a round costs kernel launches
 MAX_DEGREE = 0xFFFFFFFF  # degrees are 32-bit words: a larger one orders as this (only a multigraph's list can be longer)
-LIMIT = 32  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
+LIMIT = 128  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
 # A vertex's cell, 32 bytes (coloring.cu's struct Cell): the state a test of it reads, in one
 # sector of memory. The state holds cells as four 64-bit words; the CPU's functors read them as these records.
 CELL = np.dtype(
