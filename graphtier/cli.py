@@ -341,7 +341,7 @@ def cmd_color(args) -> None:
 
 def cmd_bc(args) -> None:
     g = gt.open(args.store)
-    r = gt.betweenness_centrality(g, k=args.k, seed=args.seed, normalized=not args.no_normalized, endpoints=args.endpoints, **_execution(args))
+    r = gt.betweenness_centrality(g, k=args.k, seed=args.seed, normalized=not args.no_normalized, endpoints=args.endpoints, weight=True if args.weighted else None, **_execution(args))
     top = int(np.argmax(r.centrality)) if len(r.centrality) else -1
     vertex = int(r.ids[top]) if r.ids is not None and top >= 0 else top
     value = float(r.centrality[top]) if top >= 0 else 0.0
@@ -532,11 +532,12 @@ def _parser() -> argparse.ArgumentParser:
     mis.add_argument("--seed", type=int, default=None, help=f"the priorities' seed, {seed}")
     color = algorithm("color", cmd_color, "a greedy colouring, largest degree first (the graph read as undirected)", "colours (int64)")
     color.add_argument("--seed", type=int, default=None, help=f"the seed of tie-breaks among equal degrees, {seed}")
-    bc = algorithm("bc", cmd_bc, "betweenness centrality (Brandes; networkx's semantics, unweighted)", "centralities (float64)")
+    bc = algorithm("bc", cmd_bc, "betweenness centrality (Brandes; networkx's semantics)", "centralities (float64)")
     bc.add_argument("-k", type=int, default=None, help="sample this many sources, as networkx does with --seed (default: every vertex)")
     bc.add_argument("--seed", type=int, default=None, help="the sampling's seed (networkx's; default: unseeded)")
     bc.add_argument("--no-normalized", action="store_true", help="the sums scaled to every pair, not divided by the pairs (networkx's normalized=False)")
     bc.add_argument("--endpoints", action="store_true", help="count each path's endpoints too")
+    bc.add_argument("--weighted", action="store_true", help="shortest paths over the stored weights, which must be positive (default: every edge 1)")
 
     pic = command("plot", cmd_plot, "draw a run's timeline (from --stats-json) or a store's degrees and bits per edge, as a PNG")
     pic.add_argument("input", help="a stats JSON file written by --stats-json, or a store")

@@ -121,11 +121,60 @@ def test_every_batch_width_gives_the_same_bits(graphs):
 
 def test_refusals(graphs):
     g = graphs["csr"]
-    with pytest.raises(NotImplementedError, match="weight"):
-        gt.betweenness_centrality(g, weight=True, device="cpu")
     for bad in ({"k": 0}, {"k": g.n_vertices + 1}, {"k": 2, "sources": [0, 1]}, {"sources": [3, 3]}, {"sources": [g.n_vertices]}):
         with pytest.raises(ValueError):
             gt.betweenness_centrality(g, device="cpu", **bad)
+
+
+@pytest.fixture(scope="module", params=sorted(GRAPHS))
+def weighted(request, tmp_path_factory) -> dict[str, gt.Graph]:
+    """The graphs with seeded integer weights in [1, 5) (many ties of equal-length paths)."""
+    edges, symmetric = GRAPHS[request.param]()
+    d = tmp_path_factory.mktemp(f"w-{request.param}")
+    w = np.random.default_rng(5).integers(1, 5, len(edges)).astype(np.float64)
+    csr = gt.build(np.column_stack([edges, w]), d / "csr.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=CHUNK_EDGES, progress=False)
+    return recoded(csr, d, FORMATS)
+
+
+def weighted_networkx(g: gt.Graph) -> nx.Graph:
+    G = networkx_graph(g)
+    for (a, b), w in zip(g.edges().tolist(), g.group["weights"][:].tolist(), strict=True):
+        G[a][b]["weight"] = w
+    return G
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_weighted_against_networkx(weighted, fmt):
+    """Weighted shortest paths (networkx's ``weight="weight"``), sampled and every source, with
+    endpoints and unnormalised; under two chunk slots and in place the same values."""
+    g = weighted[fmt]
+    G = weighted_networkx(g)
+    for kw in ({}, {"k": 7, "seed": 2, "endpoints": True}, {"normalized": False}):
+        r = gt.betweenness_centrality(g, weight=True, device="cpu", **kw)
+        assert r.stats["weighted"]
+        np.testing.assert_allclose(r.centrality, oracle(G, weight="weight", **kw), rtol=RTOL, atol=1e-15, err_msg=str(kw))
+    resident = gt.betweenness_centrality(g, k=7, seed=2, weight="weight", device="cpu")
+    n = g.chunks().n_chunks
+    fixed = fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
+    for slots, zero_copy in ((2, "never"), (0, "always")):
+        budget = {"device_memory": resident.stats["state_bytes"] + fixed + slots * slot_bytes(g), "zero_copy": zero_copy}
+        r = gt.betweenness_centrality(g, k=7, seed=2, weight=True, device="cpu", **budget)
+        np.testing.assert_allclose(r.centrality, resident.centrality, rtol=1e-12, atol=0, err_msg=f"under {budget}")
+        assert r.stats["device_peak_bytes"] <= budget["device_memory"]
+    assert budget["device_memory"] < resident.stats["device_peak_bytes"], "the graph fits every budget, nothing is read in place"
+
+
+def test_weights_refused_and_absent(tmp_path, graphs):
+    """A zero weight is refused, naming the edge; a store without weights weighs 1 an edge."""
+    g = gt.build(np.array([[0, 1, 2.0], [1, 2, 0.0], [2, 3, 1.0]]), tmp_path / "zero.gt", progress=False)
+    with pytest.raises(ValueError, match=r"needs positive weights; edge 1 -> 2 \(edge 1 of .*zero\.gt\) weighs 0"):
+        gt.betweenness_centrality(g, weight=True, device="cpu")
+    assert main(["bc", g.location, "--weighted", "--device", "cpu"]) == 2
+    out = tmp_path / "bc.npy"
+    assert main(["bc", g.location, "--device", "cpu", "--out", str(out)]) == 0  # unit weights: the zero is not read
+    np.testing.assert_array_equal(np.load(out), gt.betweenness_centrality(g, device="cpu").centrality)
+    plain = graphs["csr"]
+    np.testing.assert_array_equal(gt.betweenness_centrality(plain, weight=True, device="cpu").centrality, gt.betweenness_centrality(plain, device="cpu").centrality)
 
 
 def test_directed_without_reverse_and_reordered(tmp_path):

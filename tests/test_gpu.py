@@ -391,15 +391,16 @@ def test_mis_and_coloring_with_every_decoder(tmp_path, fmt, decoder):
     np.testing.assert_array_equal(gt.maximal_independent_set(g, seed=5, device="cuda", decoder=decoder).in_set, gt.maximal_independent_set(g, seed=5, device="cpu").in_set)
 
 
+@pytest.mark.parametrize("weight", [None, True])
 @pytest.mark.parametrize("name", ["kron", "urand"])
 @pytest.mark.parametrize("fmt", GPU_FORMATS)
-def test_betweenness_equals_the_cpu(weighted_graphs, name, fmt):
-    """Eight sampled sources: path counts are exact (integer-valued doubles) in any order, so only
-    the dependencies' sums differ, the GPU's warps adding a list's terms in another order; out of
-    core a list's chunk shares add up in the order its chunks arrive (the last bits, for lists
-    over three chunks or more)."""
+def test_betweenness_equals_the_cpu(weighted_graphs, name, fmt, weight):
+    """Eight sampled sources, over unit and stored weights: path counts are exact (integer-valued
+    doubles) in any order, so only the dependencies' sums differ, the GPU's warps adding a list's
+    terms in another order; out of core a list's chunk shares add up in the order its chunks
+    arrive (the last bits, for lists over three chunks or more)."""
     g = weighted_graphs[name][fmt]
-    options = {"k": 8, "seed": 3, "endpoints": name == "urand"}
+    options = {"k": 8, "seed": 3, "endpoints": name == "urand", "weight": weight}
     cpu = gt.betweenness_centrality(g, device="cpu", **options).centrality
     resident = gt.betweenness_centrality(g, device="cuda", **options)
     assert resident.stats["device"] == "cuda"

@@ -47,7 +47,9 @@ from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, G
 from ..runtime.functors import cpu
 from ..runtime.results import BetweennessResult
 from ..runtime.run import state_of
+from .bc_weighted import WeightedBetweenness
 from .bfs import Direction
+from .sssp import refuse_weights
 
 FORWARD, BACKWARD = "forward", "backward"
 LEVELS = ("level_0", "level_1", "level_2")  # level d's vertices in queue d % 3: a backward step reads d, d + 1 and d + 2
@@ -388,12 +390,17 @@ def betweenness_centrality(
     ``sources``: the sources themselves instead (input ids), scaled as networkx scales k sampled
     ones. ``normalized``, ``endpoints``: as networkx's. ``batch``: sources per pass over the edges
     (1 to 64; default: 64, fewer where their state would take over half the device budget, and on
-    the CPU 1 on a directed graph), which changes the speed, never the values. ``weight``: only None (unit weights);
-    weighted shortest paths are not implemented. Execution options as every algorithm's
-    (``runtime.Config``).
+    the CPU 1 on a directed graph), which changes the speed, never the values. ``weight``: None
+    (every edge weighs 1), or True (or a name, as networkx's ``weight="weight"``) for the stored
+    weights, which must be positive: shortest paths by SSSP's distances, one source at a time
+    (``bc_weighted.py``; a store without weights weighs 1 an edge, as networkx's graph without
+    the attribute). Execution options as every algorithm's (``runtime.Config``).
     """
-    if weight not in (None, False):
-        raise NotImplementedError("betweenness_centrality over edge weights (Dijkstra's shortest paths) is not implemented yet; use weight=None (every edge weighs 1)")
+    weighted = weight not in (None, False) and graph.weighted  # networkx: a graph without the weights weighs 1 an edge
+    if weighted:  # a zero weight could close a cycle of shortest paths
+        if graph.copies is not None:
+            raise ValueError(f"{graph.location} is a coalesced store (Graffix): betweenness over its weights is not computed there; use weight=None or the original store")
+        refuse_weights(graph, graph.weight_facts(), "betweenness_centrality over weights", positive=True)
     n = graph.n_original  # a coalesced store's replicas and holes are no sources, nor counted
     chosen = _sources(graph, k, seed, sources)
     if chosen is None:
@@ -408,8 +415,9 @@ def betweenness_centrality(
     if n == 0:
         return BetweennessResult(centrality=np.zeros(0), sources=None, ids=graph.ids)
     config = Config.of(config, **options)
-    done = run(Betweenness(graph, order, endpoints, batch_width(graph, len(order), config, batch)), graph, config)
+    alg = WeightedBetweenness(graph, order, endpoints) if weighted else Betweenness(graph, order, endpoints, batch_width(graph, len(order), config, batch))
+    done = run(alg, graph, config)
     sampled = None if sampled is None else done.xp.asarray(sampled)
     centrality = rescale(done.state["centrality"], n, normalized=normalized, directed=graph.directed, endpoints=endpoints, sampled=sampled, xp=done.xp)
-    stats = done.stats(sources=len(order), batch=done.algorithm.width, normalized=normalized, endpoints=endpoints)
+    stats = done.stats(sources=len(order), batch=1 if weighted else done.algorithm.width, weighted=weighted, normalized=normalized, endpoints=endpoints)
     return BetweennessResult(centrality=done.output(centrality), sources=None if chosen is None else np.array(chosen, np.int64), stats=stats, ids=graph.ids)

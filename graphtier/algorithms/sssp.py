@@ -158,7 +158,7 @@ class SSSP(Algorithm):
         self.weighted = bool(weight) and graph.weighted
         facts = graph.weight_facts() if self.weighted else {}
         if self.weighted:
-            _refuse_negative(graph, facts)
+            refuse_weights(graph, facts, "sssp")
         mean_weight = facts.get("mean", 1.0)
         mean_degree = max(graph.n_edges / max(graph.n_vertices, 1), 1.0)
         # Davidson et al.: a bucket wide enough that a warp's worth of relaxations stays near
@@ -248,23 +248,25 @@ class SSSP(Algorithm):
         return int(xp.count_nonzero(xp.isfinite(dist) & (parent == NO_PARENT))) - int(parent[self.source] == NO_PARENT)
 
 
-def _refuse_negative(graph, facts: dict) -> None:
-    """SSSP needs non-negative weights: a store whose build recorded its least weight is checked by
-    that; any other is read once, and the first negative edge named."""
-    if facts.get("min", -1.0) >= 0:
+def refuse_weights(graph, facts: dict, name: str, positive: bool = False) -> None:
+    """Shortest paths need non-negative weights (``positive``: above zero): a store whose build
+    recorded its least weight is checked by that; any other is read once, and the first edge that
+    fails named."""
+    least = facts.get("min", -1.0)
+    if least > 0 or (least == 0 and not positive):
         return
     store = graph.weight_store()
     edges = graph.group["adj"]
     for c in range(store.array.cdata_shape[0]):
         (w,), _ = store.read([c])
         w = w[: min(store.chunk_edges, graph.n_edges - c * store.chunk_edges)]
-        bad = np.flatnonzero(w < 0)
+        bad = np.flatnonzero(w <= 0 if positive else w < 0)
         if len(bad):
             e = c * store.chunk_edges + int(bad[0])
             src, dst = (int(x) for x in edges[e])
             if graph.perm is not None:
                 src, dst = int(graph.perm[src]), int(graph.perm[dst])
-            raise ValueError(f"sssp needs non-negative weights; edge {src} -> {dst} (edge {e} of {graph.location}) weighs {w[bad[0]]}")
+            raise ValueError(f"{name} needs {'positive' if positive else 'non-negative'} weights; edge {src} -> {dst} (edge {e} of {graph.location}) weighs {w[bad[0]]}")
 
 
 def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None, predecessors: bool = True, config: Config | None = None, **options) -> SSSPResult:
