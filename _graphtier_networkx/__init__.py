@@ -28,7 +28,7 @@ FUNCTIONS = {
     "strongly_connected_components": "In a reverse topological order, as networkx's; which one may differ.",
     "number_strongly_connected_components": "",
     "is_strongly_connected": "",
-    "betweenness_centrality": _DECLINES + "weighted shortest paths (a ``weight`` some edge carries), ``k`` outside 1..len(G).",
+    "betweenness_centrality": _DECLINES + f"{_WEIGHTS}, zero, or not exact in float32; ``k`` outside 1..len(G).",
     "minimum_spanning_edges": _DECLINES + f"algorithms other than Kruskal's (their order); ties where networkx's choice follows its edge order; {_WEIGHTS}.",
     "minimum_spanning_tree": _DECLINES + f"ties where networkx's choice follows its edge order (all algorithms agree where weights are distinct); {_WEIGHTS}.",
     "greedy_color": "networkx's colouring exactly. " + _DECLINES + "strategies other than ``largest_first``, ``interchange=True``, directed graphs, self-loops.",

@@ -199,7 +199,8 @@ def test_rankings_match(name):
     for kwargs in [{}, {"weight": None}, {"alpha": 0.7, "personalization": {n: i % 3 for i, n in enumerate(G)}}]:
         expect, got = both(nx.pagerank, G, tol=1e-10, **kwargs)
         assert list(got) == list(expect) and got == pytest.approx(expect, abs=1e-9)
-    for kwargs in [{}, {"normalized": False, "endpoints": True}, {"k": 3, "seed": 11}, {"k": len(G), "seed": 2}]:
+    weighted = [] if name == "directed" else [{"weight": "weight"}, {"weight": "weight", "k": 3, "seed": 11, "endpoints": True}]  # "directed" has zero weights (declined)
+    for kwargs in [{}, {"normalized": False, "endpoints": True}, {"k": 3, "seed": 11}, {"k": len(G), "seed": 2}, *weighted]:
         expect, got = both(nx.betweenness_centrality, G, **kwargs)
         assert list(got) == list(expect) and got == pytest.approx(expect, rel=1e-9, abs=1e-12)
 
@@ -285,7 +286,8 @@ def test_errors_match():
         ("single_source_dijkstra_path_length", nx.Graph([(1, 2, {"weight": 0.1})]), {"source": 1}, "float32"),
         ("single_source_dijkstra_path_length", nx.Graph([(1, 2, {"weight": "heavy"})]), {"source": 1}, "not (real"),
         ("single_source_dijkstra_path_length", nx.path_graph(3), {"source": 0, "weight": lambda u, v, d: 1}, "weight function"),
-        ("betweenness_centrality", nx.Graph([(1, 2, {"weight": 2})]), {"weight": "weight"}, "weighted"),
+        ("betweenness_centrality", nx.Graph([(1, 2, {"weight": 0})]), {"weight": "weight"}, "zero"),
+        ("betweenness_centrality", nx.Graph([(1, 2, {"weight": 0.1})]), {"weight": "weight"}, "float32"),
         ("minimum_spanning_tree", nx.Graph({1: [3, 2], 2: [3]}), {}, "ties"),  # node 1 lists 3 before 2
         ("minimum_spanning_edges", nx.Graph([(1, 2, {"weight": float("nan")})]), {}, "NaN"),
         ("greedy_color", nx.path_graph(3), {"strategy": "smallest_last"}, "strategy"),

@@ -362,8 +362,11 @@ def is_strongly_connected(G: Graph) -> bool:
 
 
 def _betweenness_check(G, k=None, normalized=True, weight=None, endpoints=False, seed=None) -> str | None:
-    if weight is not None and (weights_problem(G, weight, exact=False) or not facts_of(G, weight).ones):
-        return "weighted shortest paths: graphtier's betweenness counts unweighted ones"
+    if weight is not None:
+        if problem := weights_problem(G, weight):  # exact in float32: path lengths and their ties are networkx's
+            return problem
+        if facts_of(G, weight).zero:
+            return "zero edge weights: graphtier's weighted betweenness needs positive ones"
     if k is not None and (not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= len(G)):
         return f"k={k!r}: graphtier samples between 1 and all the nodes"
     return None
@@ -373,7 +376,8 @@ def _betweenness_check(G, k=None, normalized=True, weight=None, endpoints=False,
 def betweenness_centrality(G: Graph, k=None, normalized=True, weight=None, endpoints=False, seed=None) -> dict:
     """Sources sampled as networkx samples them (``seed.sample`` over the nodes in order)."""
     sources = None if k is None else seed.sample(range(len(G)), k)
-    result = gt.betweenness_centrality(G.store, normalized=normalized, endpoints=endpoints, sources=sources, config=config())
+    store, weighted = G.stored(weight)
+    result = gt.betweenness_centrality(store, normalized=normalized, endpoints=endpoints, weight=weighted or None, sources=sources, config=config())
     return dict(zip(G.nodes, result.centrality.tolist()))
 
 

@@ -63,6 +63,7 @@ class WeightFacts:
             loops = None
         self.finite = bool(np.isfinite(w).all())
         self.negative = bool((w < 0).any())
+        self.zero = bool((w == 0).any())
         with np.errstate(over="ignore"):
             single = w.astype(np.float32)
         self.float32 = self.finite and bool((single == w).all()) and (not self.integers or all(abs(int(v)) <= 1 << 24 for v in values))
