@@ -528,7 +528,7 @@ def _parser() -> argparse.ArgumentParser:
     mst.add_argument("--unweighted", action="store_true", help="every edge weighs 1, whatever the store holds")
 
     seed = "an integer in [0, 2**64) (default: drawn at random, and printed)"
-    mis = algorithm("mis", cmd_mis, "a maximal independent set by random priorities (the graph read as undirected)", "membership (bool)")
+    mis = algorithm("mis", cmd_mis, "a maximal independent set by ECL-MIS's rule: fewer neighbours first, then random priorities (the graph read as undirected)", "membership (bool)")
     mis.add_argument("--seed", type=int, default=None, help=f"the priorities' seed, {seed}")
     color = algorithm("color", cmd_color, "a greedy colouring, largest degree first (the graph read as undirected)", "colours (int64)")
     color.add_argument("--seed", type=int, default=None, help=f"the seed of tie-breaks among equal degrees, {seed}")
