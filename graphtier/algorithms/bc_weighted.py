@@ -22,6 +22,7 @@ import numpy as np
 
 from ..runtime import ALL, Advance, Compute, Filter, Gather, Run
 from ..runtime.functors import cpu
+from .pagerank import everyone
 from .sssp import SSSP, START
 
 DISTANCES, FORWARD, BACKWARD = "distances", "forward", "backward"
@@ -63,11 +64,6 @@ def flow(v, u, e, w, s):
     sigma[u] += sigma[v]
     pending[u] -= 1
     return pending[u] == 0
-
-
-@cpu
-def everyone(v, s):
-    return True
 
 
 @cpu

@@ -38,7 +38,7 @@ import numpy as np
 from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
-from .mis import undirected_lists
+from .mis import list_entries, list_indptrs, undirected_lists
 from .priority import PRIORITY, priorities, seed_key
 
 NONE = 0xFFFFFFFF  # a colour: not coloured yet; a blocker: none
@@ -80,7 +80,7 @@ def count_neighbours(v, s):
     c.used = 0
     c.colour = c.blocker = NONE
     c.window = c.pending = c.mark = 0
-    c.degree = min(out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v]), MAX_DEGREE)
+    c.degree = min(list_entries(v, out_ptr, in_ptr, same), MAX_DEGREE)
 
 
 @cpu(inline="always")
@@ -247,9 +247,7 @@ class Coloring(Algorithm):
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
-        out_ptr = run.sources["out"].indptr
-        in_ptr = run.sources["in"].indptr if "in" in run.sources else out_ptr
-        run.compute(COUNT_NEIGHBOURS, out_ptr, in_ptr, "in" not in run.sources, cells(run))
+        run.compute(COUNT_NEIGHBOURS, *list_indptrs(run), cells(run))
         run.frontier.start(np.zeros(0, np.int64), 0)
         for name in self.lists:  # a sweep that queues nothing
             run.advance(PUSH, s["prio"], cells(run), 1, edges=name, input=ALL, output=run.frontier.current)

@@ -11,11 +11,12 @@ out), or an undecided one of higher rank (then it waits); an undecided vertex th
 joins the set. Then every undecided vertex pulls again until the first neighbour in the set, and
 is out if it finds one, as if the set had pushed its neighbours out (ECL-MIS's step: they need not
 wait behind a higher neighbour to find it next round); a pull reads a lane's short list alone,
-where a push reads each list by a whole warp, and the new members are mostly short lists. Every decision rests on decisions already final (a vertex joins only when
-all its higher neighbours are out), so the set is the one the sequential greedy algorithm picks in
-rank order, whatever order edges come in, whichever round a chunk arrives in out of core, and
-however the GPU's threads race: the same on every backend, format and budget. Self-loops are
-skipped; a directed graph is read as undirected through its reverse (out- and in-edges).
+where a push reads each list by a whole warp, and the new members are mostly short lists. Every
+decision rests on decisions already final (a vertex joins only when all its higher neighbours are
+out), so the set is the one the sequential greedy algorithm picks in rank order, whatever order
+edges come in, whichever round a chunk arrives in out of core, and however the GPU's threads
+race: the same on every backend, format and budget. Self-loops are skipped; a directed graph is
+read as undirected through its reverse (out- and in-edges).
 """
 
 from __future__ import annotations
@@ -35,13 +36,19 @@ DEGREE_BITS, PRIORITY_BITS = 12, 19  # a rank's fields: degrees from 4094 up ran
 MAX_DEGREE = (1 << DEGREE_BITS) - 2
 
 
+@cpu(inline="always")
+def list_entries(v, out_ptr, in_ptr, same):
+    """v's neighbours as stored: its out- plus in-list (one list where ``same``, a symmetric graph's)."""
+    return out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v])
+
+
 @cpu
 def rank(v, s):
     """An undecided key: (MAX_DEGREE + 1 - degree) above the priority's top bits (never OUT or IN);
     IN for a vertex without edges, which no round need visit. ``s``: (out indptr, in indptr,
     whether both are the out-lists', priorities, keys)."""
     out_ptr, in_ptr, same, prio, key = s
-    degree = out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v])
+    degree = list_entries(v, out_ptr, in_ptr, same)
     high = np.uint32(MAX_DEGREE + 1 - min(degree, MAX_DEGREE))
     key[v] = IN if degree == 0 else ((high << np.uint32(PRIORITY_BITS)) | np.uint32(prio[v] >> np.uint64(64 - PRIORITY_BITS))) << WAITS
 
@@ -135,9 +142,7 @@ class IndependentSet(Algorithm):
     def start(self, run: Run) -> None:
         prio = run.state["prio"]
         priorities(run, prio, self.key)
-        out_ptr = run.sources["out"].indptr
-        in_ptr = run.sources["in"].indptr if "in" in run.sources else out_ptr
-        run.compute(RANK, out_ptr, in_ptr, "in" not in run.sources, prio, run.state["key"])
+        run.compute(RANK, *list_indptrs(run), prio, run.state["key"])
         run.frontier.start(np.zeros(0, np.int64), 0)
 
     def step(self, run: Run) -> None:
@@ -166,6 +171,12 @@ def undirected_lists(graph, name: str) -> tuple[str, ...]:
             f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True, graphtier convert --symmetrize, for an undirected graph, or with reverse=True, convert --reverse, to take out- and in-edges together)"
         )
     return ("out", "in")
+
+
+def list_indptrs(run: Run) -> tuple:
+    """(out-lists' indptr, in-lists' indptr, whether they are one): ``list_entries``' arguments."""
+    out_ptr = run.sources["out"].indptr
+    return (out_ptr, run.sources["in"].indptr, False) if "in" in run.sources else (out_ptr, out_ptr, True)
 
 
 def maximal_independent_set(graph, *, seed: int | None = None, config: Config | None = None, **options) -> IndependentSetResult:
