@@ -23,9 +23,9 @@ struct Ranks {
 };
 
 // The two passes of a round: over every edge, each component's least (weight key, smaller endpoint)
-// over its outgoing edges; then, over the smaller endpoints' lists, among the edges equal to it,
-// the least (larger endpoint, outside endpoint), for v's component and u's. Unit: every edge
-// weighs 1, no weight read.
+// over its outgoing edges, v marked as having one; then, over the smaller endpoints' lists, among
+// the edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
+// Unit: every edge weighs 1, no weight read.
 template <bool Weighted>
 struct ChooseOf {
     const u32* parent;
@@ -33,6 +33,7 @@ struct ChooseOf {
     u64* other;
     Ranks r;
     i64 second;
+    u8* outgoing;
     static constexpr bool edges = Weighted;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         u64 rv = r.of(v), ru = r.of(u);
@@ -42,9 +43,10 @@ struct ChooseOf {
         u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
         if (!second) {
             if (key < best[a]) atomicMin(best + a, key);
+            if (!outgoing[v]) outgoing[v] = 1;
             return false;
         }
-        u64 larger = max(rv, ru) << 32;
+        u64 larger = ru << 32;  // rv < ru here
         if (key == best[a] && (larger | u) < other[a]) atomicMin(other + a, larger | u);
         if (key == best[b] && (larger | v) < other[b]) atomicMin(other + b, larger | v);
         return false;

@@ -13,7 +13,10 @@ Under a strict order the chosen edges form no cycle but the pairs of components 
 same edge, which only the smaller of the two records. Each recorded edge hooks the larger root
 under the smaller; the root that stops being one keeps the edge (every vertex stops once at
 most), so the forest is every vertex that is not a root at the end. Rounds end when no component
-has an outgoing edge.
+has an outgoing edge. A vertex whose edges all lie inside its component keeps them there (components
+only merge), so each round's first pass reads only the lists of the vertices that had an outgoing
+edge in the round before, once they are few (``SPARSE``); until then rounds sweep every list in
+store order, which the scheduler streams faster than the same lists asked for one by one.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ NO_EDGE = np.uint64(0xFFFFFFFFFFFFFFFF)
 LOW = np.uint64(0xFFFFFFFF)
 SIGN = np.uint64(0x80000000)
 HALF = np.uint64(32)
+SPARSE = 4  # a round reads only the lists of the vertices left once they are fewer than 1/SPARSE of all
 
 
 @cpu(inline="always")
@@ -54,12 +58,12 @@ def ranked(v, rank, ranks):
 def choose(v, u, e, w, s):
     """The two passes of a round (one function, so that Numba compiles one advance per format; the
     CPU's advance is serial: plain writes): over every edge, each component's least (weight key,
-    smaller endpoint) over its outgoing edges; then, over the smaller endpoints' lists, among the
-    edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
-    The second pass takes each edge from its smaller endpoint's list alone: the copy in the
-    other's adds nothing, since where it matters that endpoint is marked too.
-    ``s``: (parent, best, other, rank, whether ranked, the second pass)."""
-    parent, best, other, rank, ranks, second = s
+    smaller endpoint) over its outgoing edges, v marked as having one; then, over the smaller
+    endpoints' lists, among the edges equal to it, the least (larger endpoint, outside endpoint),
+    for v's component and u's. The second pass takes each edge from its smaller endpoint's list
+    alone: the copy in the other's adds nothing, since where it matters that endpoint is marked too.
+    ``s``: (parent, best, other, rank, whether ranked, the second pass, outgoing marks)."""
+    parent, best, other, rank, ranks, second, outgoing = s
     rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
     if second and rv > ru:
         return False
@@ -69,6 +73,7 @@ def choose(v, u, e, w, s):
     key = weight_key(w) << HALF | min(rv, ru)
     if not second:
         best[a] = min(best[a], key)
+        outgoing[v] = 1
         return False
     if key == best[a]:
         other[a] = min(other[a], ru << HALF | np.uint64(u))
@@ -135,7 +140,7 @@ COMPRESS = Compute("Compress", compress)
 class Boruvka(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
     functors = (CHOOSE, CHOOSE_UNIT, MARK_END, TAKE_MARK, TARGET, MERGE, INIT, COMPRESS)
-    queues = ("scratch", "ends")  # the passes' output (nothing queued); the smaller endpoints of the components' least edges
+    queues = ("scratch", "ends")  # the passes' and merges' output (nothing read); the smaller endpoints of the components' least edges
 
     def __init__(self, graph, weight: bool):
         if graph.directed:
@@ -158,6 +163,7 @@ class Boruvka(Algorithm):
             "forest_key": (n, np.uint64),
             "forest_hi": (n, np.uint32),
             "marked": (n, np.uint8),
+            "outgoing": (n, np.uint8),
         }
         return state | ({"rank": (n, np.uint32), "vertex": (n, np.uint32)} if self.rank is not None else {})
 
@@ -170,22 +176,28 @@ class Boruvka(Algorithm):
         self.ranks = (s["rank"], 1) if self.rank is not None else (none, 0)
         self.vertices = (s["vertex"], 1) if self.rank is not None else (none, 0)
         s["marked"].fill(0)
+        s["outgoing"].fill(0)
         run.compute(INIT, s["parent"])
         run.frontier.start(np.zeros(0, np.int64), 0)
 
     def step(self, run: Run) -> None:
+        """One round, its frontier the vertices with an outgoing edge in the round before (every
+        vertex at first), read alone once they are few."""
         s, scratch, ends = run.state, run.queues["scratch"], run.queues["ends"]
         parent, best, other, to = s["parent"], s["best"], s["other"], s["target"]
+        it = run.frontier.it
+        active = run.frontier.current if it and run.sizes[it, 0] * SPARSE < run.n else ALL
         best.fill(NO_EDGE)
         other.fill(NO_EDGE)
         choose = CHOOSE if self.weighted else CHOOSE_UNIT
-        run.advance(choose, parent, best, other, *self.ranks, 0, input=ALL, output=scratch)
+        run.advance(choose, parent, best, other, *self.ranks, 0, s["outgoing"], input=active, output=scratch)
+        run.filter(TAKE_MARK, s["outgoing"], input=active)  # the next round's frontier
         run.compute(MARK_END, best, *self.vertices, s["marked"])
         ends.row.fill(0)
         run.filter(TAKE_MARK, s["marked"], input=ALL, output=ends)
-        run.advance(choose, parent, best, other, *self.ranks, 1, input=ends, output=scratch)
+        run.advance(choose, parent, best, other, *self.ranks, 1, s["outgoing"], input=ends, output=scratch)
         run.compute(TARGET, best, other, parent, to)
-        run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL)
+        run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL, output=scratch)
         run.compute(COMPRESS, parent)
 
 
@@ -217,6 +229,35 @@ def edge_order(lo, hi, n):
     return order
 
 
+def forest(done: Run, graph, alg: Boruvka) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The forest's edges, (smaller end, larger end, key) in the input's ids ordered by their ends,
+    and a coalesced store's holes (no trees): picked and ordered where the run ran, so that from
+    the GPU only the forest comes back (sorted there by CuPy)."""
+    xp, s, n = done.xp, done.state, graph.n_vertices
+    parent = s["parent"]
+    kept = xp.flatnonzero(parent != xp.arange(n, dtype=parent.dtype))  # every vertex that stopped being a root keeps an edge
+    key = s["forest_key"][kept]
+    lo, hi = (key & LOW).astype(np.int64), s["forest_hi"][kept].astype(np.int64)
+    if alg.rank is None and graph.perm is not None:  # endpoints in the store's ids: as the input numbers them
+        if xp is np:
+            lo, hi = graph.refs_to_original(lo), graph.refs_to_original(hi)
+        else:
+            references = graph.device_mapping("references")
+            lo, hi = references[lo], references[hi]
+    holes = 0
+    if graph.copies is not None:  # a coalesced store: a replica's end is its original's; holes are no trees
+        xp, key, lo, hi = np, *(done.ops.to_host(a) for a in (key, lo, hi))
+        by_place = np.argsort(graph.places)
+        ends = [graph.refs_to_original(by_place[x]) for x in (lo, hi)]
+        lo, hi = np.minimum(*ends), np.maximum(*ends)
+        holes = int(np.count_nonzero(graph.copies == n))
+    if xp is np:
+        order = edge_order(lo, hi, n)
+    else:  # ends below n <= 2**32: one 64-bit key an edge
+        order = xp.argsort(lo.astype(np.uint64) << np.uint64(32) | hi.astype(np.uint64))
+    return tuple(done.ops.to_host(a[order]) for a in (lo, hi, key)) + (holes,)
+
+
 def weights_of(keys: np.ndarray) -> np.ndarray:
     """The float32 weights (as float64) that ``weight_key`` made these keys of."""
     keys = keys.astype(np.uint32)
@@ -241,21 +282,8 @@ def minimum_spanning_tree(graph, *, weight: bool = True, config: Config | None =
         empty = np.zeros(0, np.int64)
         return MSTResult(sources=empty, destinations=empty, weights=np.zeros(0), total_weight=0.0, n_trees=0, ids=graph.ids)
     done = run(alg, graph, Config.of(config, **options))
-    host = {k: done.ops.to_host(done.state[k]) for k in ("parent", "forest_key", "forest_hi")}
-    kept = np.flatnonzero(host["parent"] != np.arange(n))  # every vertex that stopped being a root keeps an edge
-    key, hi = host["forest_key"][kept], host["forest_hi"][kept].astype(np.int64)
-    lo = (key & LOW).astype(np.int64)
-    if alg.rank is None:  # endpoints in the store's ids (in the input's order): as the input numbers them
-        lo, hi = graph.refs_to_original(lo), graph.refs_to_original(hi)
-    holes = 0
-    if graph.copies is not None:  # a coalesced store: a replica's end is its original's; holes are no trees
-        by_place = np.argsort(graph.places)
-        ends = [graph.refs_to_original(by_place[x]) for x in (lo, hi)]
-        lo, hi = np.minimum(*ends), np.maximum(*ends)
-        holes = int(np.count_nonzero(graph.copies == n))
-    weights = weights_of(key >> HALF) if alg.weighted else np.ones(len(kept))
-    order = edge_order(lo, hi, n)
-    lo, hi, weights = lo[order], hi[order], weights[order]
-    total, n_trees = float(weights.sum()), n - len(kept) - holes
+    lo, hi, key, holes = forest(done, graph, alg)
+    weights = weights_of(key >> HALF) if alg.weighted else np.ones(len(key))
+    total, n_trees = float(weights.sum()), n - len(key) - holes
     stats = done.stats(n_trees=n_trees, total_weight=total, weighted=alg.weighted)
     return MSTResult(sources=lo, destinations=hi, weights=weights, total_weight=total, n_trees=n_trees, stats=stats, ids=graph.ids)
