@@ -33,8 +33,7 @@ struct CountNeighbours {  // a fresh cell: uncoloured, its degree counted
     i64 same;  // in_ptr is out_ptr (a symmetric graph's one list)
     Cell* cell;
     __device__ void operator()(u32 v) const {
-        i64 d = out_ptr[v + 1] - out_ptr[v] + (same ? 0 : in_ptr[v + 1] - in_ptr[v]);
-        cell[v] = Cell{0, NONE, 0, 0, u32(min(d, i64(0xFFFFFFFF))), NONE, 0};  // coloring.py's MAX_DEGREE
+        cell[v] = Cell{0, NONE, 0, 0, u32(min(list_entries(v, out_ptr, in_ptr, same), i64(0xFFFFFFFF))), NONE, 0};  // coloring.py's MAX_DEGREE
     }
 };
 

@@ -38,8 +38,7 @@ import numpy as np
 from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
-from .mis import list_entries, list_indptrs, undirected_lists
-from .priority import PRIORITY, priorities, seed_key
+from .priority import PRIORITY, list_entries, list_indptrs, priorities, seed_key, undirected_lists
 
 NONE = 0xFFFFFFFF  # a colour: not coloured yet; a blocker: none
 FULL = np.uint64(0xFFFFFFFFFFFFFFFF)  # a window whose 64 colours are all taken

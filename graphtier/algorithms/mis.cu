@@ -18,7 +18,7 @@ struct Rank {  // an undecided key: (MAX_DEGREE + 1 - degree) above the priority
     const u64* prio;
     u32* key;
     __device__ void operator()(u32 v) const {
-        i64 degree = out_ptr[v + 1] - out_ptr[v] + (same ? 0 : in_ptr[v + 1] - in_ptr[v]);
+        i64 degree = list_entries(v, out_ptr, in_ptr, same);
         u32 high = MAX_DEGREE + 1 - u32(min(degree, i64(MAX_DEGREE)));
         key[v] = degree == 0 ? IN : ((high << PRIORITY_BITS) | u32(prio[v] >> (64 - PRIORITY_BITS))) << WAITS;
     }

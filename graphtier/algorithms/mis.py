@@ -28,18 +28,12 @@ import numpy as np
 from ..runtime import ALL, BATCH, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import IndependentSetResult
-from .priority import PRIORITY, priorities, seed_key
+from .priority import PRIORITY, list_entries, list_indptrs, priorities, seed_key, undirected_lists
 
 OUT, IN = np.uint32(0), np.uint32(0xFFFFFFFF)  # a key's final values; between them, an undecided vertex's rank and wait bit
 WAITS = np.uint32(1)
 DEGREE_BITS, PRIORITY_BITS = 12, 19  # a rank's fields: degrees from 4094 up rank alike; equal ranks compare whole priorities
 MAX_DEGREE = (1 << DEGREE_BITS) - 2
-
-
-@cpu(inline="always")
-def list_entries(v, out_ptr, in_ptr, same):
-    """v's neighbours as stored: its out- plus in-list (one list where ``same``, a symmetric graph's)."""
-    return out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v])
 
 
 @cpu
@@ -159,24 +153,6 @@ class IndependentSet(Algorithm):
 
     def batch(self, run: Run) -> int:
         return BATCH
-
-
-def undirected_lists(graph, name: str) -> tuple[str, ...]:
-    """The edges that give every vertex its neighbours: a symmetric graph's lists, or a directed
-    graph's out- and in-lists (its reverse); a directed graph without its reverse is refused."""
-    if not graph.directed:
-        return ("out",)
-    if not graph.has_reverse:
-        raise ValueError(
-            f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True, graphtier convert --symmetrize, for an undirected graph, or with reverse=True, convert --reverse, to take out- and in-edges together)"
-        )
-    return ("out", "in")
-
-
-def list_indptrs(run: Run) -> tuple:
-    """(out-lists' indptr, in-lists' indptr, whether they are one): ``list_entries``' arguments."""
-    out_ptr = run.sources["out"].indptr
-    return (out_ptr, run.sources["in"].indptr, False) if "in" in run.sources else (out_ptr, out_ptr, True)
 
 
 def maximal_independent_set(graph, *, seed: int | None = None, config: Config | None = None, **options) -> IndependentSetResult:

@@ -1,6 +1,12 @@
-// Seeded vertex priorities on the GPU, as graphtier/algorithms/priority.py computes them on the
-// CPU: splitmix64's finaliser (a bijection) of the input's id plus the seed's key.
+// The vertex orders of MIS and colouring on the GPU, as graphtier/algorithms/priority.py computes
+// them on the CPU: degrees of a graph read as undirected, and seeded priorities, splitmix64's
+// finaliser (a bijection) of the input's id plus the seed's key.
 #pragma once
+
+// v's neighbours as stored: its out- plus in-list (one list where `same`, a symmetric graph's).
+__device__ __forceinline__ i64 list_entries(u32 v, const i64* out_ptr, const i64* in_ptr, i64 same) {
+    return out_ptr[v + 1] - out_ptr[v] + (same ? 0 : in_ptr[v + 1] - in_ptr[v]);
+}
 
 __device__ __forceinline__ u64 mix(u64 z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -1,5 +1,6 @@
-"""Seeded random vertex priorities, the same on both backends (their CUDA twin: priority.cuh), for
-algorithms that decide by comparing neighbours (maximal independent set, colouring).
+"""The vertex orders of the algorithms that decide by comparing neighbours (maximal independent
+set, colouring), the same on both backends (their CUDA twin: priority.cuh): degrees, a graph read
+as undirected, and seeded random priorities.
 
 A vertex's priority is splitmix64's finaliser of its id in the input's numbering (the store's
 ``perm`` when the build relabelled or reordered) plus a key drawn from the seed. The finaliser is
@@ -48,6 +49,30 @@ def seed_key(seed: int | None) -> tuple[int, int]:
     if not 0 <= seed <= _MASK:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
     return seed, int(mix_array(np.array([(seed + GOLDEN) & _MASK], np.uint64))[0])
+
+
+@cpu(inline="always")
+def list_entries(v, out_ptr, in_ptr, same):
+    """v's neighbours as stored: its out- plus in-list (one list where ``same``, a symmetric graph's)."""
+    return out_ptr[v + 1] - out_ptr[v] + (0 if same else in_ptr[v + 1] - in_ptr[v])
+
+
+def undirected_lists(graph, name: str) -> tuple[str, ...]:
+    """The edges that give every vertex its neighbours: a symmetric graph's lists, or a directed
+    graph's out- and in-lists (its reverse); a directed graph without its reverse is refused."""
+    if not graph.directed:
+        return ("out",)
+    if not graph.has_reverse:
+        raise ValueError(
+            f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True, graphtier convert --symmetrize, for an undirected graph, or with reverse=True, convert --reverse, to take out- and in-edges together)"
+        )
+    return ("out", "in")
+
+
+def list_indptrs(run: Run) -> tuple:
+    """(out-lists' indptr, in-lists' indptr, whether they are one): ``list_entries``' arguments."""
+    out_ptr = run.sources["out"].indptr
+    return (out_ptr, run.sources["in"].indptr, False) if "in" in run.sources else (out_ptr, out_ptr, True)
 
 
 @cpu
