@@ -103,9 +103,8 @@ class WeightedBetweenness(SSSP):
 
     def __init__(self, graph, sources: np.ndarray, endpoints: bool):
         """``sources``: store indices, distinct, in the order their sums are added."""
-        super().__init__(graph, 0 if graph.ids is None else graph.ids[0], True, None, predecessors=False)  # SSSP's bucket width and checks; sources set below
+        super().__init__(graph, int(sources[0]), True, None, predecessors=False)  # SSSP's bucket width and checks
         self.sources, self.endpoints, self.current, self.indptr = sources, endpoints, 0, graph.indptr()
-        self._from(int(sources[0]))
 
     def _from(self, source: int) -> None:
         self.source, self.source_edges = source, int(self.indptr[source + 1] - self.indptr[source])

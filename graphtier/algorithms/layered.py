@@ -191,7 +191,7 @@ class LayeredSSSP(Layers, SSSP):
     functors = (*SSSP.functors, SWEEP_RELAX)
 
     def __init__(self, graph, weight: bool, predecessors: bool):
-        super().__init__(graph, graph.root, weight, None, predecessors)
+        super().__init__(graph, graph.vertex(graph.root), weight, None, predecessors)
         self._layers(graph)
         self.handed_on = 0  # vertices the sweep left to near-far
 

@@ -153,7 +153,8 @@ class SSSP(Algorithm):
     dedup = True
 
     def __init__(self, graph, source: int, weight: bool, delta: float | None, predecessors: bool = True):
-        self.source = graph.vertex(source)
+        """``source``: the store's index of the source (``Graph.vertex``)."""
+        self.source = source
         self.predecessors = predecessors
         self.weighted = bool(weight) and graph.weighted
         facts = graph.weight_facts() if self.weighted else {}
@@ -285,7 +286,7 @@ def sssp(graph, source: int, *, weight: bool = True, delta: float | None = None,
 
     traversal = path(graph, source)
     layered = traversal == "layers"
-    alg = LayeredSSSP(graph, weight, predecessors) if layered else SSSP(graph, source, weight, delta, predecessors)
+    alg = LayeredSSSP(graph, weight, predecessors) if layered else SSSP(graph, graph.vertex(source), weight, delta, predecessors)
     done = run(alg, graph, Config.of(config, **options))
     xp, dist = done.xp, done.state["dist"]
     parents = None
