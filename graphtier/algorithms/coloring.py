@@ -35,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..partition.radix import radix_sort
+from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, DepthFirst, Edges, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
 from .priority import PRIORITY, list_entries, list_indptrs, priorities, seed_key, undirected_lists
@@ -216,6 +217,43 @@ def push(v, u, e, w, s):
     return delta < 0 and cell[u].colour == NONE
 
 
+@cpu
+def walk_each(v, s):
+    return True
+
+
+@cpu
+def walk_nothing(v, s):
+    return 0
+
+
+@cpu
+def note_colour(v, u, e, w, value, s):
+    """The serial walk's edge: a neighbour coloured already (a higher one: the walk goes in the
+    order) marks its colour as taken by v. ``s``: (colours, the vertex that last found each colour
+    taken, indexed by colour)."""
+    colour, taken = s
+    c = colour[u]
+    if c != NONE:
+        taken[c] = v
+    return False, value
+
+
+@cpu
+def no_return(v, u, value, s):
+    return value
+
+
+@cpu
+def take_least(v, value, s):
+    """v's list read: the least colour no higher neighbour took."""
+    colour, taken = s
+    c = 0
+    while taken[c] == v:
+        c += 1
+    colour[v] = c
+
+
 COUNT_NEIGHBOURS = Compute("CountNeighbours", count_neighbours)
 STILL_BLOCKED = Filter("StillBlocked", still_blocked)
 BLOCK_PULL = Pull("Block", unsettled, blocks, wait)
@@ -224,11 +262,18 @@ WINDOW_MOVED = Filter("WindowMoved", window_moved)
 REREAD = Advance("Reread", reread)
 PUSH = Advance("Push", push)
 TOUCHED = Filter("Touched", touched)
+GREEDY_WALK = DepthFirst("GreedyWalk", walk_each, walk_nothing, note_colour, no_return, take_least, depth=1)
 
 
 class Coloring(Algorithm):
+    """Jones-Plassmann's rounds; where the CPU holds a symmetric graph whole, the sequential greedy
+    algorithm itself instead (``serial``): vertices in the order (sorted by radix passes) each take
+    the least colour their higher neighbours left, through a walk that enters no vertex
+    (``Run.depth_first``), each list read once against twice and filters every round. Out of core
+    the walk's order would wait for a chunk at nearly every vertex, so rounds run there."""
+
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED)
+    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED, GREEDY_WALK)
     queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours
     dedup = True  # a vertex pushed to by many is tested once
 
@@ -248,6 +293,14 @@ class Coloring(Algorithm):
         priorities(run, s["prio"], self.key)
         run.compute(COUNT_NEIGHBOURS, *list_indptrs(run), cells(run))
         run.frontier.start(np.zeros(0, np.int64), 0)
+        self.serial = self.lists == ("out",) and run.drains("out")
+        if self.serial:
+            order = run.queues["touched"]
+            order.ids[:] = np.arange(run.n)
+            radix_sort(~s["prio"], order.ids)  # highest priority first, then stably
+            radix_sort(MAX_DEGREE - cells(run)["degree"][order.ids].astype(np.uint64), order.ids)  # most neighbours first
+            order.row[0] = run.n
+            return
         for name in self.lists:  # a sweep that queues nothing
             run.advance(PUSH, s["prio"], cells(run), 1, edges=name, input=ALL, output=run.frontier.current)
 
@@ -255,6 +308,13 @@ class Coloring(Algorithm):
         """Test the vertices whose own colours or higher neighbours changed last round (all at
         first); the highest uncoloured vertex is always among them, so a round colours at least it."""
         prio, cell, fr, q = run.state["prio"], cells(run), run.frontier, run.queues
+        if self.serial:  # colours on their own, 4 bytes a vertex, where a cell is 32: the walk's reads of them mostly hit the cache
+            colour, taken = run.array("colour", run.n, np.uint32), run.array("taken", run.n, np.uint32)  # colours stay below the vertex count
+            colour.fill(NONE)
+            taken.fill(NONE)
+            run.depth_first(GREEDY_WALK, colour, taken, input=q["touched"])
+            cell["colour"] = colour
+            return
         todo = ALL if len(run.iterations) == 1 else fr.current
         q["picked"].row.fill(0)
         limit = LIMIT if SHORTCUT[run.backend] else 0
@@ -273,7 +333,10 @@ class Coloring(Algorithm):
         run.filter(TOUCHED, cell, input=q["touched"])
 
     def batch(self, run: Run) -> int:
-        return BATCH
+        return 1 if self.serial else BATCH
+
+    def done(self, run: Run, sizes: np.ndarray) -> bool:
+        return self.serial or super().done(run, sizes)
 
 
 def cells(run: Run):

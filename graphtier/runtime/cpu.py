@@ -31,16 +31,20 @@ class CpuOperators:
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
-        """Per-thread decode buffers, the pulls' per-vertex done flags, a depth-first walk's stack
-        (and, for formats that decode, its stack of decoded sub-lists: an id a vertex, then a
-        chunk's worth for a sub-list that does not fit), and where operators de-duplicate (which
+        """Per-thread decode buffers, the pulls' per-vertex done flags, a depth-first walk's stack, a
+        row per vertex on it (and, for formats that decode, its stack of decoded sub-lists: an id a
+        vertex, or less where the walk's depth is bounded, then a chunk's worth for a sub-list that
+        does not fit), and where operators de-duplicate (which
         drains need), the drains' flags of the vertices pushed from."""
         shapes = {"scratch": ((numba.config.NUMBA_NUM_THREADS, g.chunk_edges), g.id_dtype)}
         if any(isinstance(f, Pull) for f in algorithm.functors):
             shapes["done"] = ((g.n_vertices,), np.bool_)
-        if any(isinstance(f, DepthFirst) for f in algorithm.functors):
-            shapes["walk"] = ((g.n_vertices, ops.WALK_COLUMNS), np.int64)
-            shapes["walk_lists"] = ((1 if FORMATS[g.format].in_place else g.n_vertices + g.chunk_edges,), g.id_dtype)
+        walks = [f for f in algorithm.functors if isinstance(f, DepthFirst)]
+        if walks:
+            rows = g.n_vertices if not all(f.depth for f in walks) else min(max(f.depth for f in walks), g.n_vertices)
+            held = min(rows * g.chunk_edges, g.n_vertices)  # the sub-lists of the vertices on the walk
+            shapes["walk"] = ((max(rows, 1), ops.WALK_COLUMNS), np.int64)
+            shapes["walk_lists"] = ((1 if FORMATS[g.format].in_place else held + g.chunk_edges,), g.id_dtype)
         if algorithm.dedup:
             shapes["seen"] = ((g.n_vertices,), np.bool_)
         return shapes

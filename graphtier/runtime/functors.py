@@ -121,13 +121,16 @@ class DepthFirst(Functor):
     u is entered, the walk goes down to it; at most once per vertex and call), with v's value
     after it; ``back(v, u, value, state) -> value`` when the walk comes back to v from u;
     ``leave(v, value, state)`` once v's list is done. The value stays in a register along a list
-    (Tarjan's low link, say). ``cuda`` names no struct: the GPU has no serial walk."""
+    (Tarjan's low link, say). ``depth``: the most vertices on the walk at once, which sizes its
+    stack (0: every vertex; 1: a walk that enters none, visiting each root's list alone). ``cuda``
+    names no struct: the GPU has no serial walk."""
 
     root: Callable
     start: Callable
     edge: Callable
     back: Callable
     leave: Callable
+    depth: int = 0
 
     def kernels(self, decoder: str) -> tuple[str, ...]:
         return ()
