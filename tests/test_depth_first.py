@@ -79,6 +79,7 @@ def twice(v, u, e, w, value, s):
 KEPT = ("entered", "left", "parent", "through", "value")
 ORDER = DepthFirst("Order", walk_root, walk_start, walk_edge, walk_back, walk_leave)
 TWICE = DepthFirst("Twice", walk_root, walk_start, twice, walk_back, walk_leave)
+SHALLOW = DepthFirst("Shallow", walk_root, walk_start, walk_edge, walk_back, walk_leave, depth=2)
 
 
 class Walk(Algorithm):
@@ -111,6 +112,12 @@ class Walk(Algorithm):
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         return True
+
+
+class ShallowWalk(Walk):
+    """A walk whose stack holds two vertices (its functor's depth)."""
+
+    functors = (SHALLOW,)
 
 
 def walked(g: gt.Graph, roots=None, **options) -> tuple[dict[str, np.ndarray], dict]:
@@ -212,8 +219,21 @@ def test_same_walk_under_every_budget(stores, name, fmt):
 
 def test_a_vertex_entered_twice_and_weights_are_refused(stores, tmp_path):
     g = stores["kron"]["csr"]
-    with pytest.raises(ValueError, match="entered more vertices than the graph has"):
+    with pytest.raises(ValueError, match="entered more vertices at once than the walk holds"):
         run(Walk(functor=TWICE), g, Config(device="cpu"))
     weighted = gt.build(np.array([[0, 1, 2.0], [1, 0, 3.0]]), tmp_path / "w.gt", progress=False)
     with pytest.raises(ValueError, match="reads no weights"):
         run(Walk(weights=True), weighted, Config(device="cpu"))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "ef"])
+def test_a_walk_deeper_than_its_depth_is_refused(stores, tmp_path, fmt):
+    """A functor's depth sizes the walk's stack (and ef's decoded lists): going deeper is an error,
+    never a write past it; a walk that stays within it (a star into a vertex with a self-loop:
+    two vertices at most on the walk) walks as the reference."""
+    with pytest.raises(ValueError, match=r"more vertices at once than the walk holds \(2:"):
+        run(ShallowWalk(functor=SHALLOW), stores["chain"][fmt], Config(device="cpu"))
+    star = gt.build(np.column_stack([np.arange(301), np.full(301, 300)]), tmp_path / "csr.gt", chunk_edges=CHUNK_EDGES, progress=False)
+    g = star if fmt == "csr" else gt.recode(star, tmp_path / f"{fmt}.gt", format=fmt)
+    done = run(ShallowWalk(functor=SHALLOW), g, Config(device="cpu"))
+    assert_same({k: done.state[k] for k in KEPT}, reference(g), ("star", fmt))

@@ -112,7 +112,7 @@ class CpuOperators:
                 if status != ops.WALKED:
                     status = kernel(ids, n, every, indptr, words, table, ce, args, walk, lists, progress)
             if status == ops.TOO_DEEP:
-                raise ValueError(f"{f.cuda}: edge entered more vertices than the graph has (a vertex entered twice)")
+                raise ValueError(f"{f.cuda}: edge entered more vertices at once than the walk holds ({len(walk)}: the functor's depth, else the graph's vertices, one then entered twice)")
             if status == ops.WALKED:
                 return calls
             tables = source.rounds(lambda out, c=status: source.at_hand(out, c))
