@@ -227,7 +227,7 @@ class StrongComponents(Algorithm):
 
     def __init__(self, graph):
         self.passes = 0  # passes settled
-        self.pivot, sinks, sources = choose_pivot(graph.indptr(), graph.indptr(reverse=True))
+        self.pivot, sinks, sources = graph.memo("scc_pivot", lambda: choose_pivot(graph.indptr(), graph.indptr(reverse=True)))
         # the first half follows in-edges where more vertices have no out-edges than no in-edges (a
         # crawl reaches every page from its seeds: the pivot reaches most of the graph, fewer reach it)
         self.first, self.second = ("in", "out") if sinks > sources else ("out", "in")

@@ -7,6 +7,7 @@ import functools
 import math
 import os
 import sys
+from collections.abc import Callable
 
 import numpy as np
 import zarr
@@ -100,6 +101,11 @@ class Graph:
                 raise StoreReplacedError(self.location)
             self._loaded[what, reverse] = loaded
         return self._loaded[what, reverse]
+
+    def memo(self, name: str, compute: Callable[[], object]) -> object:
+        """A fact derived from the graph (an algorithm's pivot, say), computed once and kept with
+        the handle, so that later queries skip the pass over the vertices it took."""
+        return self._once(("memo", name), False, compute)
 
     def _unchanged(self) -> bool:
         """Whether the store at this place is still the build this handle opened."""
