@@ -337,7 +337,6 @@ def components(graph, alg: Algorithm, config: Config) -> ComponentsResult:
     if alg.pivot >= 0:  # the pivot's component is labelled by the pivot: by its least vertex, as the others
         pivots = colour == alg.pivot
         colour[pivots] = int(done.xp.argmax(pivots))
-    labels = numbered(graph, done, colour)
-    n_components = int(labels.max()) + 1
+    labels, n_components = numbered(graph, done, colour)
     stats = done.stats(n_components=n_components, passes=alg.passes)
     return ComponentsResult(labels=labels, n_components=n_components, stats=stats, ids=graph.ids)
