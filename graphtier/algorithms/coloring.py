@@ -274,7 +274,7 @@ class Coloring(Algorithm):
 
     cuda = Path(__file__).with_suffix(".cu")
     functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED, GREEDY_WALK)
-    queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours
+    queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours (serial: the order)
     dedup = True  # a vertex pushed to by many is tested once
 
     def __init__(self, graph, seed: int | None):

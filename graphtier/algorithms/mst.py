@@ -24,8 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from ..partition.radix import radix_sort
 from ..runtime import ALL, Advance, Algorithm, Compute, Config, Edges, Filter, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import MSTResult
@@ -201,31 +201,17 @@ class Boruvka(Algorithm):
         run.compute(COMPRESS, parent)
 
 
-@njit(cache=True, nogil=True)
-def edge_order(lo, hi, n):
-    """The order of edges (lo, hi), ids below ``n`` <= 2**32, by lo then hi: a least-significant-digit
-    radix sort of ``lo << b | hi`` (b bits hold an id), 16 bits a pass, the keys moved with their
-    places: linear in the edges, unlike numpy's lexsort."""
-    b = 1
-    while n > 1 << b:
-        b += 1
-    keys = (lo.astype(np.uint64) << np.uint64(b)) | hi.astype(np.uint64)
+def edge_keys(lo, hi, n: int):
+    """One 64-bit key an edge (lo, hi), ids below ``n`` <= 2**32: ``lo << b | hi``, b bits holding
+    an id, so that the keys' order is (lo, hi)'s (NumPy or CuPy arrays alike)."""
+    return lo.astype(np.uint64) << np.uint64(max(1, (int(n) - 1).bit_length())) | hi.astype(np.uint64)
+
+
+def edge_order(lo, hi, n: int) -> np.ndarray:
+    """The order of edges (lo, hi) by lo then hi, on the host: ``partition.radix``'s stable radix
+    sort of their keys carrying each edge's place, linear in the edges unlike numpy's lexsort."""
     order = np.arange(len(lo))
-    keys_to, order_to = np.empty_like(keys), np.empty_like(order)
-    count = np.empty(1 << 16, np.int64)
-    for shift in range(0, 2 * b, 16):
-        at = np.uint64(shift)
-        count[:] = 0
-        for k in keys:
-            count[(k >> at) & np.uint64(0xFFFF)] += 1
-        total = 0
-        for d in range(1 << 16):
-            count[d], total = total, total + count[d]
-        for i in range(len(keys)):
-            d = (keys[i] >> at) & np.uint64(0xFFFF)
-            keys_to[count[d]], order_to[count[d]] = keys[i], order[i]
-            count[d] += 1
-        keys, keys_to, order, order_to = keys_to, keys, order_to, order
+    radix_sort(edge_keys(lo, hi, n), order)
     return order
 
 
@@ -251,10 +237,7 @@ def forest(done: Run, graph, alg: Boruvka) -> tuple[np.ndarray, np.ndarray, np.n
         ends = [graph.refs_to_original(by_place[x]) for x in (lo, hi)]
         lo, hi = np.minimum(*ends), np.maximum(*ends)
         holes = int(np.count_nonzero(graph.copies == n))
-    if xp is np:
-        order = edge_order(lo, hi, n)
-    else:  # ends below n <= 2**32: one 64-bit key an edge
-        order = xp.argsort(lo.astype(np.uint64) << np.uint64(32) | hi.astype(np.uint64))
+    order = edge_order(lo, hi, n) if xp is np else xp.argsort(edge_keys(lo, hi, n))
     return tuple(done.ops.to_host(a[order]) for a in (lo, hi, key)) + (holes,)
 
 
