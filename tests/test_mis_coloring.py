@@ -137,6 +137,15 @@ def slot_bytes(g: gt.Graph, reverse: bool = False) -> int:
     return max(unit_bytes(h.total_bytes, h.payload_start, h.n_edges, False) for h in chunks.headers(range(chunks.n_chunks)))
 
 
+def slots_budget(g: gt.Graph, resident, k: int, zero_copy: str) -> dict:
+    """Budgets that hold the state of ``resident`` (a run of the graph) and ``k`` chunk slots per graph read."""
+    slot = max(slot_bytes(g), slot_bytes(g, True) if g.has_reverse else 0)
+    n = g.chunks().n_chunks
+    fixed = fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
+    share = 2 if g.directed else 1  # graphs read: a directed one's out- and in-lists share the budget
+    return {"device_memory": resident.stats["state_bytes"] + share * (fixed + k * slot), "host_memory": share * max(1, k) * slot, "zero_copy": zero_copy}
+
+
 def test_same_results_under_every_budget(graphs, monkeypatch):
     """From two chunk slots per graph read (and as many host slots) to all-resident, under every
     zero-copy policy: identical results, the device budget kept, and the smallest budgets below
@@ -145,15 +154,12 @@ def test_same_results_under_every_budget(graphs, monkeypatch):
     g = graphs["cgr"]
     monkeypatch.setitem(coloring.SHORTCUT, "cpu", True)
     runs = {"mis": lambda **b: gt.maximal_independent_set(g, seed=3, device="cpu", **b), "color": lambda **b: gt.greedy_color(g, seed=3, device="cpu", **b)}
-    slot = max(slot_bytes(g), slot_bytes(g, True) if g.has_reverse else 0)
     n = g.chunks().n_chunks
-    fixed = fixed_bytes(g.n_vertices, n) + sum(h.payload_start + 8 for h in g.chunks().headers(range(n)))
-    share = 2 if g.directed else 1  # graphs read: a directed one's out- and in-lists share the budget
     for name, f in runs.items():
         resident = f()
         budgets = []
         for k, zero_copy in ((2, "never"), (2, "auto"), (n // 2, "auto"), (0, "always")):
-            budget = {"device_memory": resident.stats["state_bytes"] + share * (fixed + k * slot), "host_memory": share * max(1, k) * slot, "zero_copy": zero_copy}
+            budget = slots_budget(g, resident, k, zero_copy)
             r = f(**budget)
             for column, expected in resident.columns().items():
                 np.testing.assert_array_equal(r.columns()[column], expected, err_msg=f"{name}: {column} under {budget}")
@@ -190,6 +196,27 @@ def test_more_colours_than_a_window(tmp_path, fmt, monkeypatch):
     assert r.n_colors == 80
     np.testing.assert_array_equal(r.colors, greedy_colors(g, m, 4))
     assert gt.maximal_independent_set(g, seed=4, device="cpu").size == 1
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_long_lists_are_kept(tmp_path, symmetric, monkeypatch):
+    """Hubs with more than KEEP_FROM neighbours, joined to each other and to a sparser graph, read
+    their lists once for their uncoloured higher neighbours and test those rows after (the
+    shortcut's rounds): the greedy colours, in memory and streamed through two chunk slots."""
+    monkeypatch.setitem(coloring.SHORTCUT, "cpu", True)
+    rng = np.random.default_rng(8)
+    hubs = 6
+    base = gt.generators.kronecker(10, seed=8) if symmetric else gt.generators.urand(10, edge_factor=8, seed=8)
+    spokes = [np.column_stack([np.full(k, h), hubs + rng.choice(1 << 10, k, replace=False)]) for h, k in enumerate(range(540, 540 + 60 * hubs, 60))]
+    edges = np.concatenate([base + hubs, clique(hubs), *spokes, *(s[:, ::-1] for s in spokes[::2])])  # half the hubs' spokes both ways
+    g = gt.build(edges, tmp_path / "h.gt", symmetrize=symmetric, reverse=not symmetric, chunk_edges=CHUNK_EDGES, progress=False)
+    assert (stored_degrees(g) > coloring.KEEP_FROM).sum() >= hubs
+    m = neighbours(g)
+    resident = gt.greedy_color(g, seed=9, device="cpu")
+    check_coloring(m, resident)
+    np.testing.assert_array_equal(resident.colors, greedy_colors(g, m, 9))
+    streamed = gt.greedy_color(g, seed=9, device="cpu", **slots_budget(g, resident, 2, "never"))
+    np.testing.assert_array_equal(streamed.colors, resident.colors)
 
 
 def test_results_to_tables(graphs):

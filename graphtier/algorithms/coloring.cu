@@ -21,6 +21,7 @@ constexpr u32 NONE = 0xFFFFFFFFu;  // not coloured yet; no blocker
 constexpr u64 FULL = ~0ull;        // a window whose 64 colours are all taken
 constexpr u32 BLOCKED = 1, MOVED = 2;  // coloring.py's marks
 constexpr u32 LIMIT = 128;             // coloring.py's: the most uncoloured higher neighbours of a vertex tested
+constexpr u32 KEEP_FROM = 4 * LIMIT;   // coloring.py's: a longer list is read once for them, kept in a row of LIMIT + 1 words
 
 // Whether a comes before b: more neighbours, then a higher priority.
 __device__ __forceinline__ bool higher(const Cell& a, const Cell& b, u32 ia, u32 ib, const u64* prio) {
@@ -54,19 +55,77 @@ __device__ __forceinline__ bool testable(const Cell& v) { return v.colour == NON
 
 __device__ __forceinline__ i64 first_free(const Cell& v) { return i64(v.window) * 64 + __ffsll(~v.used) - 1; }
 
-struct StillBlocked {  // v's blocker of an earlier round, uncoloured and still able to take v's colour, blocks it unread
+struct Keep {  // a tested vertex with a long list, the first time: a row for its uncoloured higher neighbours (Collect fills it)
     Cell* cell;
+    u32* row;
+    u32* kept;
+    u32* taken;
+    i64 rows;
     __device__ bool operator()(u32 v) const {
-        Cell& c = cell[v];
-        if (testable(c) && c.blocker != NONE && cell[c.blocker].colour == NONE && may_take(cell[c.blocker], first_free(c))) c.mark = BLOCKED;
+        if (row[v] != NONE || cell[v].degree <= KEEP_FROM || !testable(cell[v])) return false;
+        u32 r = atomicAdd(taken, 1u);
+        if (r >= rows) return false;
+        row[v] = r;
+        kept[u64(r) * (LIMIT + 1)] = 0;
+        return true;
+    }
+};
+
+struct Collect {  // from a vertex given a row: each uncoloured higher neighbour into it, after the count (pending of them, at most LIMIT)
+    const u64* prio;
+    const Cell* cell;
+    const u32* row;
+    u32* kept;
+    __device__ bool operator()(u32 v, u32 u, Edge) const {
+        const Cell& cu = cell[u];
+        if (u == v || cu.colour != NONE || !higher(cu, cell[v], u, v, prio)) return false;
+        u32* r = kept + u64(row[v]) * (LIMIT + 1);
+        u32 k = atomicAdd(r, 1u);
+        if (k < LIMIT) r[1 + k] = u;
         return false;
     }
 };
 
-struct Block {  // pull: the first uncoloured higher neighbour that may take v's smallest free colour
+// A tested vertex blocked without its list being read: by its blocker of an earlier round, if
+// uncoloured and still able to take v's smallest free colour, else by the first kept higher
+// neighbour that is (those coloured since dropped from the row).
+struct Recheck {
+    Cell* cell;
+    const u32* row;
+    u32* kept;
+    __device__ bool operator()(u32 v) const {
+        Cell& c = cell[v];
+        if (!testable(c)) return false;
+        i64 colour = first_free(c);
+        if (c.blocker != NONE && cell[c.blocker].colour == NONE && may_take(cell[c.blocker], colour)) {
+            c.mark = BLOCKED;
+            return false;
+        }
+        if (row[v] == NONE) return false;
+        u32* r = kept + u64(row[v]) * (LIMIT + 1);
+        u32 k = min(r[0], LIMIT);
+        for (u32 j = 0; j < k;) {
+            u32 u = r[1 + j];
+            if (cell[u].colour != NONE) {
+                r[1 + j] = r[k--];
+            } else if (may_take(cell[u], colour)) {
+                c.mark = BLOCKED;
+                c.blocker = u;
+                break;
+            } else {
+                j++;
+            }
+        }
+        r[0] = k;
+        return false;
+    }
+};
+
+struct Block {  // pull, where v's list is not kept: the first uncoloured higher neighbour that may take v's smallest free colour
     const u64* prio;
     Cell* cell;
-    __device__ bool wanted(u32 v) const { return testable(cell[v]); }
+    const u32* row;
+    __device__ bool wanted(u32 v) const { return testable(cell[v]) && row[v] == NONE; }
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         const Cell& cu = cell[u];
         if (u == v || cu.colour != NONE || !higher(cu, cell[v], u, v, prio)) return false;
@@ -136,7 +195,9 @@ struct Push {  // along an edge from v to a lower u: delta to u's uncoloured hig
 INSTANTIATE(COMPUTE, Priority)
 INSTANTIATE(COMPUTE, CountNeighbours)
 INSTANTIATE(ADVANCE, Push)
-INSTANTIATE(FILTER, StillBlocked)
+INSTANTIATE(FILTER, Keep)
+INSTANTIATE(ADVANCE, Collect)
+INSTANTIATE(FILTER, Recheck)
 INSTANTIATE(PULL, Block)
 INSTANTIATE(FILTER, Pick)
 INSTANTIATE(FILTER, WindowMoved)

@@ -12,7 +12,10 @@ of its higher neighbours are still uncoloured. Then no higher neighbour takes c,
 below c are taken already, so c is v's greedy colour; rounds fall to about the number of colours.
 The tests read a tested vertex's list again each round (but where the neighbour that blocked it
 last still blocks it), so only the GPU, where a round costs kernel launches, takes them
-(``SHORTCUT``); the CPU colours a vertex once none of its higher neighbours is left.
+(``SHORTCUT``); the CPU colours a vertex once none of its higher neighbours is left. A list longer
+than ``KEEP_FROM`` is read once, when its vertex is first tested, for its uncoloured higher
+neighbours (at most ``LIMIT``), kept in a row of their own that its later tests read instead,
+dropping those coloured since: otherwise one warp reads a hub's list alone, round after round.
 
 A vertex's state is one 32-byte cell (``CELL_WORDS``: its colour, window, colours taken, count,
 degree, blocker and mark), so that testing a neighbour reads one sector of memory, not one per
@@ -48,6 +51,7 @@ BLOCKED, MOVED = 1, 2  # a vertex's mark within a round: a higher neighbour may 
 SHORTCUT = {"cpu": False, "cuda": True}  # per backend: fewer rounds for more edges read, worth it where a round costs kernel launches
 MAX_DEGREE = 0xFFFFFFFF  # degrees are 32-bit words: a larger one orders as this (only a multigraph's list can be longer)
 LIMIT = 128  # the most uncoloured higher neighbours of a vertex tested: one with more likely waits anyway, and its test reads its list
+KEEP_FROM = 4 * LIMIT  # a longer list is read once for its uncoloured higher neighbours, kept for later tests (a row of LIMIT + 1 words each)
 # A vertex's cell, 32 bytes (coloring.cu's struct Cell): the state a test of it reads, in one
 # sector of memory. The state holds cells as four 64-bit words; the CPU's functors read them as these records.
 CELL = np.dtype(
@@ -124,26 +128,78 @@ def first_free(v, cell):
 
 
 @cpu
-def still_blocked(v, s):
-    """v's blocker of an earlier round, if uncoloured and still able to take v's smallest free
-    colour, blocks it again without v's list being read. ``s``: (cells,)."""
-    cell = s[0]
+def keep(v, s):
+    """A tested vertex with a list longer than ``KEEP_FROM``, the first time: a row of ``kept``
+    for its uncoloured higher neighbours (True: ``COLLECT`` fills it). ``s``: (cells, each
+    vertex's row, the rows, how many are taken, how many there are)."""
+    cell, row, kept, taken, rows = s
+    if row[v] != NONE or cell[v].degree <= KEEP_FROM or not testable(v, cell) or taken[0] >= rows:
+        return False
+    row[v] = taken[0]
+    kept[taken[0], 0] = 0
+    taken[0] += 1
+    return True
+
+
+@cpu
+def collect(v, u, e, w, s):
+    """From a vertex given a row: each uncoloured higher neighbour into it, after the count in
+    the row's first word (``pending`` of them, at most ``LIMIT``). ``s``: (priorities, cells,
+    each vertex's row, the rows)."""
+    prio, cell, row, kept = s
+    if u == v or cell[u].colour != NONE or not higher(u, v, prio, cell):
+        return False
+    r = row[v]
+    k = kept[r, 0]
+    kept[r, 0] = k + 1
+    if k < LIMIT:
+        kept[r, 1 + k] = u
+    return False
+
+
+@cpu
+def recheck(v, s):
+    """A tested vertex blocked without its list being read: by its blocker of an earlier round,
+    if uncoloured and still able to take v's smallest free colour, else by the first kept higher
+    neighbour that is (those coloured since dropped from the row). ``s``: (cells, each vertex's
+    row, the rows)."""
+    cell, row, kept = s
+    if not testable(v, cell):
+        return False
+    c = first_free(v, cell)
     u = cell[v].blocker
-    if testable(v, cell) and u != NONE and cell[u].colour == NONE and may_take(u, first_free(v, cell), cell):
+    if u != NONE and cell[u].colour == NONE and may_take(u, c, cell):
         cell[v].mark = BLOCKED
+        return False
+    r = row[v]
+    if r == NONE:
+        return False
+    k = min(np.int64(kept[r, 0]), LIMIT)
+    j = 0
+    while j < k:
+        u = kept[r, 1 + j]
+        if cell[u].colour != NONE:
+            k -= 1
+            kept[r, 1 + j] = kept[r, 1 + k]
+        elif may_take(u, c, cell):
+            cell[v].mark, cell[v].blocker = BLOCKED, u
+            break
+        else:
+            j += 1
+    kept[r, 0] = k
     return False
 
 
 @cpu
 def unsettled(v, s):
-    """``s``: (priorities, cells)."""
-    return testable(v, s[1])
+    """Testable, its list not kept. ``s``: (priorities, cells, each vertex's row)."""
+    return testable(v, s[1]) and s[2][v] == NONE
 
 
 @cpu
 def blocks(v, u, e, w, s):
     """An uncoloured higher neighbour u that may take v's smallest free colour."""
-    prio, cell = s
+    prio, cell = s[0], s[1]
     if u == v or cell[u].colour != NONE or not higher(u, v, prio, cell):
         return False
     return may_take(u, first_free(v, cell), cell)
@@ -255,7 +311,9 @@ def take_least(v, value, s):
 
 
 COUNT_NEIGHBOURS = Compute("CountNeighbours", count_neighbours)
-STILL_BLOCKED = Filter("StillBlocked", still_blocked)
+KEEP = Filter("Keep", keep)
+COLLECT = Advance("Collect", collect)
+RECHECK = Filter("Recheck", recheck)
 BLOCK_PULL = Pull("Block", unsettled, blocks, wait)
 PICK = Filter("Pick", pick)
 WINDOW_MOVED = Filter("WindowMoved", window_moved)
@@ -273,7 +331,7 @@ class Coloring(Algorithm):
     the walk's order would wait for a chunk at nearly every vertex, so rounds run there."""
 
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, STILL_BLOCKED, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED, GREEDY_WALK)
+    functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, KEEP, COLLECT, RECHECK, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED, GREEDY_WALK)
     queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours (serial: the order)
     dedup = True  # a vertex pushed to by many is tested once
 
@@ -286,12 +344,15 @@ class Coloring(Algorithm):
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
-        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64)}
+        rows = graph.memo("coloring_long_lists", lambda: long_lists(graph))
+        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64), "row": (n, np.uint32), "kept": ((rows, LIMIT + 1), np.uint32), "taken": (1, np.uint32)}
 
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
         run.compute(COUNT_NEIGHBOURS, *list_indptrs(run), cells(run))
+        s["row"].fill(NONE)
+        s["taken"].fill(0)
         run.frontier.start(np.zeros(0, np.int64), 0)
         self.serial = self.lists == ("out",) and run.drains("out")
         if self.serial:
@@ -307,7 +368,7 @@ class Coloring(Algorithm):
     def step(self, run: Run) -> None:
         """Test the vertices whose own colours or higher neighbours changed last round (all at
         first); the highest uncoloured vertex is always among them, so a round colours at least it."""
-        prio, cell, fr, q = run.state["prio"], cells(run), run.frontier, run.queues
+        s, prio, cell, fr, q = run.state, run.state["prio"], cells(run), run.frontier, run.queues
         if self.serial:  # colours on their own, 4 bytes a vertex, where a cell is 32: the walk's reads of them mostly hit the cache
             colour, taken = run.array("colour", run.n, np.uint32), run.array("taken", run.n, np.uint32)  # colours stay below the vertex count
             colour.fill(NONE)
@@ -316,12 +377,17 @@ class Coloring(Algorithm):
             cell["colour"] = colour
             return
         todo = ALL if len(run.iterations) == 1 else fr.current
-        q["picked"].row.fill(0)
         limit = LIMIT if SHORTCUT[run.backend] else 0
-        if limit:
-            run.filter(STILL_BLOCKED, cell, input=todo, output=q["picked"])
+        row, kept = s["row"], s["kept"]
+        q["picked"].row.fill(0)
+        if limit:  # long lists read for their rows, then the blockers tried and the rows read, then the other lists
+            run.filter(KEEP, cell, row, kept, s["taken"], len(kept), input=todo, output=q["picked"])
+            for name in self.lists:
+                run.advance(COLLECT, prio, cell, row, kept, edges=name, input=q["picked"], output=q["touched"])
+            q["picked"].row.fill(0)
+            run.filter(RECHECK, cell, row, kept, input=todo, output=q["picked"])
         for name in self.lists if limit else ():
-            run.pull(BLOCK_PULL, prio, cell, edges=name, input=todo, output=q["picked"])
+            run.pull(BLOCK_PULL, prio, cell, row, edges=name, input=todo, output=q["picked"])
         q["picked"].row.fill(0)
         run.filter(PICK, cell, limit, input=todo, output=q["picked"])
         run.filter(WINDOW_MOVED, cell, input=todo)  # tested again next round, after reading their new windows
@@ -337,6 +403,14 @@ class Coloring(Algorithm):
 
     def done(self, run: Run, sizes: np.ndarray) -> bool:
         return self.serial or super().done(run, sizes)
+
+
+def long_lists(graph) -> int:
+    """The vertices with more than ``KEEP_FROM`` neighbours as stored: the most rows kept."""
+    entries = np.diff(graph.indptr())
+    if graph.directed:
+        entries += np.diff(graph.indptr(reverse=True))
+    return int(np.count_nonzero(entries > KEEP_FROM))
 
 
 def cells(run: Run):
