@@ -9,12 +9,19 @@ where they were empty) and is reported apart; then ``--repeat`` more, each a new
 median wall time reported with the BFS's own ``seconds`` (from ``--json``) and a fresh process's
 ``import graphtier.cli`` alone. One more call runs under cProfile, written beside the results
 (``cli_cost-profile-<device>-<format>.txt``, by cumulative time), to say where the rest went.
+
+The processes run with Python's bytecode caches written and read, as an installed package has
+them: an environment that sets ``PYTHONDONTWRITEBYTECODE`` (the GPU machines do) would have every
+process compile every module of zarr, numba and graphtier from source again (about 1 s there).
+The first call writes the caches; the results record whether the parent's environment disabled
+them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -33,6 +40,7 @@ IMPORT = "import time; t = time.perf_counter(); import graphtier.cli; print(time
 PROFILE = "import cProfile, sys; from graphtier import cli; cProfile.run('cli.main(sys.argv[2:])', sys.argv[1])"
 # what the ``graphtier`` script runs (its entry point), so that the same works where only a checkout is on the path
 CLI = [sys.executable, "-m", "graphtier"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # caches as an install has them (above)
 
 
 def bfs_args(store: Path, device: str) -> list[str]:
@@ -42,7 +50,7 @@ def bfs_args(store: Path, device: str) -> list[str]:
 def call(store: Path, device: str) -> tuple[float, float]:
     """(wall seconds of a fresh ``graphtier bfs`` process, the BFS's own seconds)."""
     t = time.perf_counter()
-    done = subprocess.run([*CLI, *bfs_args(store, device)], capture_output=True, text=True, check=True)
+    done = subprocess.run([*CLI, *bfs_args(store, device)], capture_output=True, text=True, check=True, env=ENV)
     return time.perf_counter() - t, json.loads(done.stdout)["seconds"]
 
 
@@ -50,7 +58,7 @@ def profiled(store: Path, device: str, out: Path) -> None:
     import pstats
 
     stats = out.with_suffix(".prof")
-    subprocess.run([sys.executable, "-c", PROFILE, str(stats), *bfs_args(store, device)], capture_output=True, check=True)
+    subprocess.run([sys.executable, "-c", PROFILE, str(stats), *bfs_args(store, device)], capture_output=True, check=True, env=ENV)
     with out.open("w") as f:
         pstats.Stats(str(stats), stream=f).sort_stats("cumulative").print_stats(60)
     stats.unlink()
@@ -66,7 +74,7 @@ def main() -> None:
     args = p.parse_args()
     edges, _ = load("cnr-2000")
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    imports = [float(subprocess.run([sys.executable, "-c", IMPORT], capture_output=True, text=True, check=True).stdout) for _ in range(args.repeat)]
+    imports = [float(subprocess.run([sys.executable, "-c", IMPORT], capture_output=True, text=True, check=True, env=ENV).stdout) for _ in range(args.repeat + 1)][1:]  # the first writes the caches
     rows = []
     for fmt in args.formats:
         store = Path(args.dir) / f"cnr-2000-{fmt}.gt"
@@ -88,7 +96,7 @@ def main() -> None:
         )
         print(rows[-1], file=sys.stderr, flush=True)
         profiled(store, args.device, Path(args.out) / f"cli_cost-profile-{args.device}-{fmt}.txt")
-    meta = {"command": " ".join(sys.argv), "source": SOURCE, "repeat": args.repeat, "machine": machine_info()}
+    meta = {"command": " ".join(sys.argv), "source": SOURCE, "repeat": args.repeat, "machine": machine_info(), "environment_disabled_bytecode_caches": "PYTHONDONTWRITEBYTECODE" in os.environ}
     publish("cli_cost", rows, meta, args.out)
 
 

@@ -39,6 +39,7 @@ def test_cnr2000_matches_scipy(cnr, cnr_csr, source, reached, levels, direction)
         assert r.stats["levels"] == levels
     ref = reference_csr(csr_to_edges(indptr, indices), cnr.n_vertices)
     np.testing.assert_array_equal(r.distances, oracle_distances(ref, source))
+    assert r.stats["edges_traversed"] == np.diff(indptr)[r.distances >= 0].sum()  # the reached vertices' out-edges
     gt.validate_bfs_tree(indptr, indices, cnr.vertex(source), r.distances, r.parents)
 
 

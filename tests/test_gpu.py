@@ -24,6 +24,7 @@ def assert_same_bfs(g: gt.Graph, source: int, indptr: np.ndarray, indices: np.nd
     cpu = gt.bfs(g, source, device="cpu", direction=direction)
     assert gpu.stats["device"] == "cuda"
     np.testing.assert_array_equal(gpu.distances, cpu.distances)
+    assert gpu.stats["edges_traversed"] == cpu.stats["edges_traversed"]
     gt.validate_bfs_tree(indptr, indices, source, gpu.distances, gpu.parents)
     return gpu
 

@@ -238,7 +238,7 @@ def _bfs(graph, source: int, *, direction: str, config: Config | None = None, **
     layered = traversal == "layers"
     done = run(LayeredBFS(graph) if layered else BFS(graph, source, direction), graph, Config.of(config, **options))
     indptr = done.sources["out"].indptr
-    traversed = int(done.xp.where(done.state["dist"] >= 0, indptr[1:] - indptr[:-1], 0).sum())  # where the state is (no compaction: no sync for its size)
+    traversed = done.ops.reached_entries(done.state["dist"], indptr)  # where the state is (no compaction: no sync for its size)
     dist, parents = done.output(done.state["dist"]), done.output(done.state["parent"], references=True)
     for it, row in zip(done.iterations, done.sizes):
         it["edges"] = int(row[1])

@@ -209,5 +209,10 @@ class CpuOperators:
         np.copyto(out, a)
 
     @staticmethod
+    def reached_entries(values, indptr) -> int:
+        """The list entries of the vertices whose value is not negative (BFS's edges traversed)."""
+        return int(np.diff(indptr)[values >= 0].sum())
+
+    @staticmethod
     def to_host(a) -> np.ndarray:
         return np.asarray(a)

@@ -41,6 +41,11 @@ def functor_words(args) -> list:
 
 
 @functools.cache
+def _reached_entries(cupy):
+    return cupy.ReductionKernel("T value, int64 lo, int64 hi", "int64 total", "value >= 0 ? hi - lo : 0", "a + b", "total = a", "0", "reached_entries")
+
+
+@functools.cache
 def _multiprocessors() -> int:
     import cupy
 
@@ -238,6 +243,12 @@ class CudaOperators:
     def copy_out(a, out: np.ndarray) -> None:
         """Into host memory the caller gave (pinned, for the copy engine's full speed)."""
         a.get(out=out)
+
+    def reached_entries(self, values, indptr) -> int:
+        """The list entries of the vertices whose value is not negative (BFS's edges traversed), by
+        a reduction kernel: a CuPy ufunc would import cupyx, and SciPy through it, in every fresh
+        process (0.28 s of a 1.66 s ``graphtier bfs`` on an H200)."""
+        return int(_reached_entries(self.cupy)(values, indptr[:-1], indptr[1:]))
 
     def to_host(self, a) -> np.ndarray:
         """Into pinned host memory (from CuPy's pool: a result let go serves the next), which the
