@@ -103,6 +103,16 @@ def test_the_command_starts_the_driver_unless_told_the_cpu(argv, cpu):
 def test_starting_the_driver_never_fails():
     """On a machine without CUDA's driver (this one, on CI) as on one with it."""
     launcher.start_driver()
+    launcher.start_driver(context=True)
+
+
+def test_a_query_on_the_default_device_starts_its_context():
+    """The launcher's list of queries is the command line's algorithm commands (those with --devices)."""
+    commands = cli._parser()._subparsers._group_actions[0].choices
+    assert launcher.QUERIES == {name for name, sp in commands.items() if any("--devices" in a.option_strings for a in sp._actions)}
+    assert launcher.default_device_query(["bfs", "g.gt", "--source", "0"])
+    assert not launcher.default_device_query(["bfs", "g.gt", "--devices", "2"]) and not launcher.default_device_query(["bfs", "g.gt", "--devices=0,1"])
+    assert not launcher.default_device_query(["convert", "e.txt", "g.gt"]) and not launcher.default_device_query([])
 
 
 def test_output_reader_gone_away_is_no_traceback(tmp_path):
