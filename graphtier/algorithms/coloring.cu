@@ -12,7 +12,7 @@ struct Cell {     // coloring.py's words: used | colour, window | pending, degre
     u32 window;   // the window's first colour / 64
     u32 pending;  // uncoloured higher neighbours
     u32 degree;   // out- plus in-lists, at most coloring.py's MAX_DEGREE
-    u32 blocker;  // the neighbour that blocked it last
+    u32 blocker;  // the neighbour that blocked it last; a long list's: its row of kept neighbours
     u32 mark;     // BLOCKED or MOVED within a round
 };
 static_assert(sizeof(Cell) == 32, "a cell is coloring.py's four 64-bit words");
@@ -53,19 +53,22 @@ __device__ __forceinline__ bool may_take(const Cell& u, i64 c) {
 // Uncoloured, not yet found blocked, its window not full, with uncoloured higher neighbours but no more than LIMIT.
 __device__ __forceinline__ bool testable(const Cell& v) { return v.colour == NONE && v.mark != BLOCKED && v.used != FULL && v.pending > 0 && v.pending <= LIMIT; }
 
+// More than KEEP_FROM neighbours: its uncoloured higher neighbours kept in a row once it is tested, whose index its blocker holds (NONE before).
+__device__ __forceinline__ bool long_list(const Cell& v) { return v.degree > KEEP_FROM; }
+
 __device__ __forceinline__ i64 first_free(const Cell& v) { return i64(v.window) * 64 + __ffsll(~v.used) - 1; }
 
 struct Keep {  // a tested vertex with a long list, the first time: a row for its uncoloured higher neighbours (Collect fills it)
     Cell* cell;
-    u32* row;
     u32* kept;
     u32* taken;
     i64 rows;
     __device__ bool operator()(u32 v) const {
-        if (row[v] != NONE || cell[v].degree <= KEEP_FROM || !testable(cell[v])) return false;
+        Cell& c = cell[v];
+        if (!long_list(c) || c.blocker != NONE || !testable(c)) return false;
         u32 r = atomicAdd(taken, 1u);
         if (r >= rows) return false;
-        row[v] = r;
+        c.blocker = r;
         kept[u64(r) * (LIMIT + 1)] = 0;
         return true;
     }
@@ -74,43 +77,41 @@ struct Keep {  // a tested vertex with a long list, the first time: a row for it
 struct Collect {  // from a vertex given a row: each uncoloured higher neighbour into it, after the count (pending of them, at most LIMIT)
     const u64* prio;
     const Cell* cell;
-    const u32* row;
     u32* kept;
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         const Cell& cu = cell[u];
         if (u == v || cu.colour != NONE || !higher(cu, cell[v], u, v, prio)) return false;
-        u32* r = kept + u64(row[v]) * (LIMIT + 1);
+        u32* r = kept + u64(cell[v].blocker) * (LIMIT + 1);
         u32 k = atomicAdd(r, 1u);
         if (k < LIMIT) r[1 + k] = u;
         return false;
     }
 };
 
-// A tested vertex blocked without its list being read: by its blocker of an earlier round, if
-// uncoloured and still able to take v's smallest free colour, else by the first kept higher
-// neighbour that is (those coloured since dropped from the row).
+// A tested vertex blocked without its list being read: by the neighbour that blocked it last, if
+// uncoloured and still able to take v's smallest free colour; a long list's, by the first of its
+// row that is (moved to the front, to be tried first next time; those coloured since dropped).
 struct Recheck {
     Cell* cell;
-    const u32* row;
     u32* kept;
     __device__ bool operator()(u32 v) const {
         Cell& c = cell[v];
-        if (!testable(c)) return false;
+        if (!testable(c) || c.blocker == NONE) return false;
         i64 colour = first_free(c);
-        if (c.blocker != NONE && cell[c.blocker].colour == NONE && may_take(cell[c.blocker], colour)) {
-            c.mark = BLOCKED;
+        if (!long_list(c)) {
+            if (cell[c.blocker].colour == NONE && may_take(cell[c.blocker], colour)) c.mark = BLOCKED;
             return false;
         }
-        if (row[v] == NONE) return false;
-        u32* r = kept + u64(row[v]) * (LIMIT + 1);
+        u32* r = kept + u64(c.blocker) * (LIMIT + 1);
         u32 k = min(r[0], LIMIT);
         for (u32 j = 0; j < k;) {
             u32 u = r[1 + j];
             if (cell[u].colour != NONE) {
                 r[1 + j] = r[k--];
             } else if (may_take(cell[u], colour)) {
+                r[1 + j] = r[1];
+                r[1] = u;
                 c.mark = BLOCKED;
-                c.blocker = u;
                 break;
             } else {
                 j++;
@@ -124,16 +125,15 @@ struct Recheck {
 struct Block {  // pull, where v's list is not kept: the first uncoloured higher neighbour that may take v's smallest free colour
     const u64* prio;
     Cell* cell;
-    const u32* row;
-    __device__ bool wanted(u32 v) const { return testable(cell[v]) && row[v] == NONE; }
+    __device__ bool wanted(u32 v) const { return testable(cell[v]) && !(long_list(cell[v]) && cell[v].blocker != NONE); }
     __device__ bool operator()(u32 v, u32 u, Edge) const {
         const Cell& cu = cell[u];
         if (u == v || cu.colour != NONE || !higher(cu, cell[v], u, v, prio)) return false;
         return may_take(cu, first_free(cell[v]));
     }
-    __device__ void adopt(u32 v, u32 u) const {
+    __device__ void adopt(u32 v, u32 u) const {  // remembered (a long list's blocker names a row)
         cell[v].mark = BLOCKED;
-        cell[v].blocker = u;
+        if (!long_list(cell[v])) cell[v].blocker = u;
     }
 };
 

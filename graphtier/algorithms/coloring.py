@@ -61,7 +61,7 @@ CELL = np.dtype(
         ("window", np.uint32),  # the window's first colour / 64
         ("pending", np.uint32),  # uncoloured higher neighbours
         ("degree", np.uint32),  # out- plus in-lists, at most MAX_DEGREE
-        ("blocker", np.uint32),  # the neighbour that blocked it last
+        ("blocker", np.uint32),  # the neighbour that blocked it last; a long list's: its row of kept neighbours
         ("mark", np.uint32),  # BLOCKED or MOVED within a round
     ]
 )
@@ -123,19 +123,26 @@ def testable(v, cell):
 
 
 @cpu(inline="always")
+def long_list(v, cell):
+    """More than ``KEEP_FROM`` neighbours: its uncoloured higher neighbours kept in a row once it is
+    tested, whose index its ``blocker`` holds (NONE before)."""
+    return cell[v].degree > KEEP_FROM
+
+
+@cpu(inline="always")
 def first_free(v, cell):
     return np.int64(cell[v].window) * 64 + lowest(~cell[v].used)
 
 
 @cpu
 def keep(v, s):
-    """A tested vertex with a list longer than ``KEEP_FROM``, the first time: a row of ``kept``
-    for its uncoloured higher neighbours (True: ``COLLECT`` fills it). ``s``: (cells, each
-    vertex's row, the rows, how many are taken, how many there are)."""
-    cell, row, kept, taken, rows = s
-    if row[v] != NONE or cell[v].degree <= KEEP_FROM or not testable(v, cell) or taken[0] >= rows:
+    """A tested vertex with a long list, the first time: a row of ``kept`` for its uncoloured
+    higher neighbours (True: ``COLLECT`` fills it). ``s``: (cells, the rows, how many are taken,
+    how many there are)."""
+    cell, kept, taken, rows = s
+    if not long_list(v, cell) or cell[v].blocker != NONE or not testable(v, cell) or taken[0] >= rows:
         return False
-    row[v] = taken[0]
+    cell[v].blocker = taken[0]
     kept[taken[0], 0] = 0
     taken[0] += 1
     return True
@@ -144,12 +151,12 @@ def keep(v, s):
 @cpu
 def collect(v, u, e, w, s):
     """From a vertex given a row: each uncoloured higher neighbour into it, after the count in
-    the row's first word (``pending`` of them, at most ``LIMIT``). ``s``: (priorities, cells,
-    each vertex's row, the rows)."""
-    prio, cell, row, kept = s
+    the row's first word (``pending`` of them, at most ``LIMIT``). ``s``: (priorities, cells, the
+    rows)."""
+    prio, cell, kept = s
     if u == v or cell[u].colour != NONE or not higher(u, v, prio, cell):
         return False
-    r = row[v]
+    r = cell[v].blocker
     k = kept[r, 0]
     kept[r, 0] = k + 1
     if k < LIMIT:
@@ -159,21 +166,20 @@ def collect(v, u, e, w, s):
 
 @cpu
 def recheck(v, s):
-    """A tested vertex blocked without its list being read: by its blocker of an earlier round,
-    if uncoloured and still able to take v's smallest free colour, else by the first kept higher
-    neighbour that is (those coloured since dropped from the row). ``s``: (cells, each vertex's
-    row, the rows)."""
-    cell, row, kept = s
-    if not testable(v, cell):
+    """A tested vertex blocked without its list being read: by the neighbour that blocked it last,
+    if uncoloured and still able to take v's smallest free colour; a long list's, by the first of
+    its row that is (moved to the front, to be tried first next time; those coloured since
+    dropped from the row). ``s``: (cells, the rows)."""
+    cell, kept = s
+    if not testable(v, cell) or cell[v].blocker == NONE:
         return False
     c = first_free(v, cell)
-    u = cell[v].blocker
-    if u != NONE and cell[u].colour == NONE and may_take(u, c, cell):
-        cell[v].mark = BLOCKED
+    if not long_list(v, cell):
+        u = cell[v].blocker
+        if cell[u].colour == NONE and may_take(u, c, cell):
+            cell[v].mark = BLOCKED
         return False
-    r = row[v]
-    if r == NONE:
-        return False
+    r = cell[v].blocker
     k = min(np.int64(kept[r, 0]), LIMIT)
     j = 0
     while j < k:
@@ -182,7 +188,8 @@ def recheck(v, s):
             k -= 1
             kept[r, 1 + j] = kept[r, 1 + k]
         elif may_take(u, c, cell):
-            cell[v].mark, cell[v].blocker = BLOCKED, u
+            kept[r, 1 + j], kept[r, 1] = kept[r, 1], u
+            cell[v].mark = BLOCKED
             break
         else:
             j += 1
@@ -192,14 +199,15 @@ def recheck(v, s):
 
 @cpu
 def unsettled(v, s):
-    """Testable, its list not kept. ``s``: (priorities, cells, each vertex's row)."""
-    return testable(v, s[1]) and s[2][v] == NONE
+    """Testable, its list not kept. ``s``: (priorities, cells)."""
+    cell = s[1]
+    return testable(v, cell) and not (long_list(v, cell) and cell[v].blocker != NONE)
 
 
 @cpu
 def blocks(v, u, e, w, s):
     """An uncoloured higher neighbour u that may take v's smallest free colour."""
-    prio, cell = s[0], s[1]
+    prio, cell = s
     if u == v or cell[u].colour != NONE or not higher(u, v, prio, cell):
         return False
     return may_take(u, first_free(v, cell), cell)
@@ -207,8 +215,11 @@ def blocks(v, u, e, w, s):
 
 @cpu
 def wait(v, u, s):
-    c = s[1][v]
-    c.mark, c.blocker = BLOCKED, u
+    """Blocked by u, remembered (a long list's ``blocker`` names a row)."""
+    cell = s[1]
+    cell[v].mark = BLOCKED
+    if not long_list(v, cell):
+        cell[v].blocker = u
 
 
 @cpu
@@ -345,13 +356,12 @@ class Coloring(Algorithm):
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
         rows = graph.memo("coloring_long_lists", lambda: long_lists(graph))
-        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64), "row": (n, np.uint32), "kept": ((rows, LIMIT + 1), np.uint32), "taken": (1, np.uint32)}
+        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64), "kept": ((rows, LIMIT + 1), np.uint32), "taken": (1, np.uint32)}
 
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
         run.compute(COUNT_NEIGHBOURS, *list_indptrs(run), cells(run))
-        s["row"].fill(NONE)
         s["taken"].fill(0)
         run.frontier.start(np.zeros(0, np.int64), 0)
         self.serial = self.lists == ("out",) and run.drains("out")
@@ -378,16 +388,16 @@ class Coloring(Algorithm):
             return
         todo = ALL if len(run.iterations) == 1 else fr.current
         limit = LIMIT if SHORTCUT[run.backend] else 0
-        row, kept = s["row"], s["kept"]
+        kept = s["kept"]
         q["picked"].row.fill(0)
         if limit:  # long lists read for their rows, then the blockers tried and the rows read, then the other lists
-            run.filter(KEEP, cell, row, kept, s["taken"], len(kept), input=todo, output=q["picked"])
+            run.filter(KEEP, cell, kept, s["taken"], len(kept), input=todo, output=q["picked"])
             for name in self.lists:
-                run.advance(COLLECT, prio, cell, row, kept, edges=name, input=q["picked"], output=q["touched"])
+                run.advance(COLLECT, prio, cell, kept, edges=name, input=q["picked"], output=q["touched"])
             q["picked"].row.fill(0)
-            run.filter(RECHECK, cell, row, kept, input=todo, output=q["picked"])
+            run.filter(RECHECK, cell, kept, input=todo, output=q["picked"])
         for name in self.lists if limit else ():
-            run.pull(BLOCK_PULL, prio, cell, row, edges=name, input=todo, output=q["picked"])
+            run.pull(BLOCK_PULL, prio, cell, edges=name, input=todo, output=q["picked"])
         q["picked"].row.fill(0)
         run.filter(PICK, cell, limit, input=todo, output=q["picked"])
         run.filter(WINDOW_MOVED, cell, input=todo)  # tested again next round, after reading their new windows
