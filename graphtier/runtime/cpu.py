@@ -141,7 +141,7 @@ class CpuOperators:
         if candidates is not None:
             ops.pull_sidecar_kernel(f.wanted, f.test, f.adopt)(ids, n, every, candidates, args, done)
         kernel = ops.pull_kernel(self.run.format.neighbors, f.wanted, f.test, f.adopt, weighted)
-        demand = lambda need: ops.wanted_demand_kernel(f.wanted)(self.run.n, indptr, ce, PULL_READS, args, need)
+        demand = lambda need: ops.wanted_demand_kernel(f.wanted)(ids, n, every, indptr, ce, PULL_READS, args, need)
         for table in source.rounds(demand):
             kernel(ids, n, every, indptr, words, weights, table, ce, args, done, self.run.state["scratch"])
         found = np.flatnonzero(done)

@@ -166,7 +166,7 @@ class CudaOperators:
         self._round_set(input, None, row, True)
         if candidates is not None:
             self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), np.int64(0), ids, row, output.ids, output.address, _NULL, *words)
-        count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), need, *words)
+        count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), ids, row, need, *words)
         for table in source.rounds(count):
             self._launch(pull, *source.params(table, weighted), ids, row, output.ids, output.address, _NULL, *words)
 

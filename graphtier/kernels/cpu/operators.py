@@ -518,11 +518,12 @@ def chunk_demand(frontier, n, every, indptr, chunk_edges, cap, demand):
 
 @functools.cache
 def wanted_demand_kernel(wanted):
-    """The demand of the lists of the vertices with ``wanted(u, state)``."""
+    """The demand of the lists of the vertices of a set with ``wanted(u, state)``."""
 
     @compiled()
-    def kernel(n, indptr, chunk_edges, cap, state, demand):
-        for u in range(n):
+    def kernel(frontier, n, every, indptr, chunk_edges, cap, state, demand):
+        for i in range(n):
+            u = _member(frontier, i, every)
             if wanted(u, state):
                 _list_demand(indptr[u], indptr[u + 1], cap, chunk_edges, demand)
 

@@ -688,13 +688,15 @@ __global__ void pull_sidecar_kernel(const u32* candidates, GRAPH_PARAMS, SET_PAR
     pull_sidecar(candidates, n_vertices, input, in, o, functor_of<F>(FUNCTOR_ARGS));
 }
 
-// The in-edges a pull may read: the first PULL_READS of each wanted vertex's list (an estimate:
-// a pull stops at its first hit).
+// The in-edges a pull may read: the first PULL_READS of the list of each wanted vertex of its set
+// (an estimate: a pull stops at its first hit).
 template <class F>
-__global__ void pull_demand_kernel(const i64* indptr, i64 chunk_edges, i64 n_vertices, u64* demand, FUNCTOR_PARAMS) {
+__global__ void pull_demand_kernel(const i64* indptr, i64 chunk_edges, SET_PARAMS, u64* demand, FUNCTOR_PARAMS) {
     F f = functor_of<F>(FUNCTOR_ARGS);
-    for (i64 u = i64(blockIdx.x) * blockDim.x + threadIdx.x; u < n_vertices; u += i64(gridDim.x) * blockDim.x)
-        if (f.wanted(u32(u))) add_demand(chunk_edges, indptr[u], indptr[u + 1], PULL_READS, demand);
+    for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x, n = set_size(in); i < n; i += i64(gridDim.x) * blockDim.x) {
+        u32 u = set_vertex(input, in, i);
+        if (f.wanted(u)) add_demand(chunk_edges, indptr[u], indptr[u + 1], PULL_READS, demand);
+    }
 }
 
 template <class F>
@@ -825,7 +827,7 @@ extern "C" __global__ void set_at_bitmap(const u32* bits, i64 words, void* a, i6
 #define INSTANTIATE_PULL(F)                                                                                                   \
     FOR_EACH_FORMAT_WITH(INSTANTIATE_PULL_1, F)                                                                               \
     template __global__ void pull_sidecar_kernel<F>(const u32*, GRAPH_PARAMS, SET_PARAMS, OUTPUT_PARAMS, FUNCTOR_PARAMS); \
-    template __global__ void pull_demand_kernel<F>(const i64*, i64, i64, u64*, FUNCTOR_PARAMS);
+    template __global__ void pull_demand_kernel<F>(const i64*, i64, SET_PARAMS, u64*, FUNCTOR_PARAMS);
 #define INSTANTIATE_ROUNDS(F) \
     template __global__ void rounds_kernel<F>(const i64*, const i64*, const u32*, const u32*, const float*, i64, i64, const u32*, u64*, OUTPUT_PARAMS, FUNCTOR_PARAMS);
 #define INSTANTIATE_FILTER(F) template __global__ void filter_kernel<F>(SET_PARAMS, u32*, LevelSizes*, FUNCTOR_PARAMS);
