@@ -1,6 +1,7 @@
 """The CPU operators (kernels/cpu/operators.py): the filter, run in parallel for a functor that
 writes only its own vertex's state, queues what the one-at-a-time filter queues, in the set's order,
-from a queue and from a range, across many blocks; ``any_bits`` ORs a set's words."""
+from a queue and from a range, across many blocks; ``any_bits`` ORs a set's words; a pull's demand
+counts the wanted vertices of its set alone."""
 
 from __future__ import annotations
 
@@ -43,3 +44,23 @@ def test_any_bits_is_the_or_over_the_set(every):
     frontier = np.array([200], np.int64) if every else members.astype(np.uint32)
     assert ops.any_bits(frontier, len(members), every, words) == np.bitwise_or.reduce(words[members])
     assert ops.any_bits(frontier, 0, every, words) == 0
+
+
+@cpu
+def wanted_odd(u, s):
+    return u % 2 == 1
+
+
+@pytest.mark.parametrize("every", [False, True])
+def test_pull_demand_counts_its_set_alone(every):
+    """The first ``cap`` edges of each wanted vertex of the set (a queue or a range), per chunk:
+    not those of wanted vertices outside it (colouring's and MIS's pulls from a queue)."""
+    indptr = np.arange(0, 41 * 10, 10, dtype=np.int64)  # 40 vertices of 10 edges, chunks of 16 edges
+    members = np.arange(8, 20) if every else np.array([3, 4, 7, 30])
+    frontier = np.array([8], np.int64) if every else members.astype(np.uint32)
+    demand = np.zeros(26, np.int64)
+    ops.wanted_demand_kernel(wanted_odd)(frontier, len(members), every, indptr, 16, 4, (), demand)
+    expected = np.zeros(26, np.int64)
+    for u in members[members % 2 == 1]:
+        ops._list_demand(indptr[u], indptr[u + 1], 4, 16, expected)
+    np.testing.assert_array_equal(demand, expected)
