@@ -356,13 +356,13 @@ class Coloring(Algorithm):
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices
         rows = graph.memo("coloring_long_lists", lambda: long_lists(graph))
-        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64), "kept": ((rows, LIMIT + 1), np.uint32), "taken": (1, np.uint32)}
+        return {"prio": (n, np.uint64), "cell": ((n, CELL_WORDS), np.uint64), "kept": ((rows, LIMIT + 1), np.uint32), "rows_taken": (1, np.uint32)}
 
     def start(self, run: Run) -> None:
         s = run.state
         priorities(run, s["prio"], self.key)
         run.compute(COUNT_NEIGHBOURS, *list_indptrs(run), cells(run))
-        s["taken"].fill(0)
+        s["rows_taken"].fill(0)
         run.frontier.start(np.zeros(0, np.int64), 0)
         self.serial = self.lists == ("out",) and run.drains("out")
         if self.serial:
@@ -388,10 +388,10 @@ class Coloring(Algorithm):
             return
         todo = ALL if len(run.iterations) == 1 else fr.current
         limit = LIMIT if SHORTCUT[run.backend] else 0
-        kept = s["kept"]
         q["picked"].row.fill(0)
         if limit:  # long lists read for their rows, then the blockers tried and the rows read, then the other lists
-            run.filter(KEEP, cell, kept, s["taken"], len(kept), input=todo, output=q["picked"])
+            kept = s["kept"]
+            run.filter(KEEP, cell, kept, s["rows_taken"], len(kept), input=todo, output=q["picked"])
             for name in self.lists:
                 run.advance(COLLECT, prio, cell, kept, edges=name, input=q["picked"], output=q["touched"])
             q["picked"].row.fill(0)
