@@ -34,8 +34,8 @@ class CpuOperators:
         """Per-thread decode buffers, the pulls' per-vertex done flags, a depth-first walk's stack, a
         row per vertex on it (and, for formats that decode, its stack of decoded sub-lists: an id a
         vertex, or less where the walk's depth is bounded, then a chunk's worth for a sub-list that
-        does not fit), and where operators de-duplicate (which
-        drains need), the drains' flags of the vertices pushed from."""
+        does not fit), and where operators de-duplicate (which drains need), the drains' flags of
+        the vertices pushed from."""
         shapes = {"scratch": ((numba.config.NUMBA_NUM_THREADS, g.chunk_edges), g.id_dtype)}
         if any(isinstance(f, Pull) for f in algorithm.functors):
             shapes["done"] = ((g.n_vertices,), np.bool_)
