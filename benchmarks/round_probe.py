@@ -35,16 +35,16 @@ class Recorder:
         launch, take_stats = runtime_cuda.CudaOperators._launch, scheduler.Scheduler.take_stats
         recorder = self
 
-        def timed_launch(ops, kernel, *params):
+        def timed_launch(ops, kernel, *params, **shape):
             if not recorder.on:
-                return launch(ops, kernel, *params)
+                return launch(ops, kernel, *params, **shape)
             import cupy
 
             a, b = cupy.cuda.Event(), cupy.cuda.Event()
             a.record()
-            launch(ops, kernel, *params)
+            launch(ops, kernel, *params, **shape)
             b.record()
-            recorder.launches.append((kernel if isinstance(kernel, str) else kernel.name if hasattr(kernel, "name") else repr(kernel), a, b))
+            recorder.launches.append((kernel, a, b))
 
         def windows(sched):
             sched.memory.synchronize()

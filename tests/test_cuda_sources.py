@@ -5,6 +5,7 @@ GPU; skipped where nvcc is not installed."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -42,3 +43,17 @@ def test_every_source_compiles(tmp_path):
     with ThreadPoolExecutor(2) as pool:
         for cu, done in pool.map(compile, SOURCES):
             assert done.returncode == 0, f"{cu.relative_to(PACKAGE)}:\n{done.stderr}"
+            params = kernel_params((tmp_path / cu.name).with_suffix(".ptx").read_text())
+            odd = [f"{kernel}: {p}" for kernel, p in params if not re.fullmatch(r"\.param\s+\.[usbf]64\s+\S+", p)]
+            assert params and not odd, f"{cu.relative_to(PACKAGE)}: kernel parameters that are not one 8-byte word, as the launcher packs them: {odd[:3]}"
+
+
+def kernel_params(ptx: str) -> list[tuple[str, str]]:
+    """(kernel, parameter declaration) of every kernel entry of a PTX file."""
+    entries = re.findall(r"\.entry\s+(\S+)\(\s*(.*?)\)", ptx, re.DOTALL)
+    return [(name, p.strip()) for name, params in entries for p in params.split(",") if p.strip()]
+
+
+def test_kernel_params_are_read_from_ptx():
+    ptx = ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n{ .param .b64 param0; }"
+    assert kernel_params(ptx) == [("k", ".param .u64 k_param_0"), ("k", ".param .u32 k_param_1")]

@@ -1,6 +1,7 @@
 """The operators on the GPU: the kernel templates of kernels/cuda/operators.cuh instantiated with an
 algorithm's functor structs (its .cu file) and the graph's decoder, launched once per round of the
-scheduler. Functor arguments travel as eight 8-byte words (pointers, integers, doubles)."""
+scheduler. Every kernel parameter is an 8-byte word (``Launcher``): arrays go as their addresses,
+functor arguments as eight words (pointers, integers, doubles)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import itertools
 import numpy as np
 
 from ..errors import DeviceError
-from ..kernels.cuda.runtime import module
+from ..kernels.cuda.runtime import Launcher, module
 from ..kernels.limits import HUB_EDGES, MAX_LANES, PIECE_EDGES
 from .frontier import ALL, Queue, Span, Spans, span_of
 from .functors import Gather
@@ -21,22 +22,22 @@ ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
 EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap", "any_bits")
 WORDS = 8  # FUNCTOR_PARAMS
-_NULL = np.uint64(0)
+_NULL = 0  # a null pointer
 
 
-def functor_words(args) -> list:
+def functor_words(args) -> list[int]:
     """An operator's arguments as the kernels' FUNCTOR_PARAMS: device arrays as pointers, floats as
-    doubles, integers as 64-bit, in order, padded to eight words."""
+    doubles, integers as 64-bit two's complement, in order, padded to eight words."""
     if len(args) > WORDS:
         raise ValueError(f"a functor takes at most {WORDS} arguments, got {len(args)}")
     words = []
     for a in args:
         if hasattr(a, "data") and hasattr(a.data, "ptr"):
-            words.append(np.uint64(a.data.ptr))
+            words.append(a.data.ptr)
         elif isinstance(a, float | np.floating):
-            words.append(np.float64(a).view(np.uint64))
+            words.append(int(np.float64(a).view(np.uint64)))
         else:
-            words.append(np.int64(a).view(np.uint64))
+            words.append(int(np.int64(a).view(np.uint64)))
     return words + [_NULL] * (WORDS - len(words))
 
 
@@ -65,9 +66,11 @@ class CudaOperators:
         self.type = fmt.decoder_type(run.config.decoder)
         names = tuple(dict.fromkeys(k for f in run.algorithm.functors for k in f.kernels(self.type))) + EXTERNS
         self.module = module(run.algorithm.cuda, names)
+        self.launch = Launcher()
         self._kernels: dict = {}
+        self._functions: dict[str, int] = {}
         self._advanced: set[int] = set()  # the rows of queues advanced from: the hubs they hold are spent
-        self.grid, self.block = (_multiprocessors() * BLOCKS_PER_SM,), (BLOCK,)
+        self.grid = _multiprocessors() * BLOCKS_PER_SM
 
     @staticmethod
     def scratch_shapes(algorithm, g) -> dict[str, tuple]:
@@ -83,28 +86,31 @@ class CudaOperators:
             shapes |= {"hub_first": ((hubs,), np.int64), "hub_sums": ((pieces * lanes,), np.float64)}
         return shapes
 
-    def _kernel(self, name: str):
-        k = self._kernels.get(name)
-        if k is None:
-            k = self._kernels[name] = self.module.get_function(name)
-        return k
-
-    def _functor_kernels(self, f) -> tuple:
-        """The functor's kernels with this run's decoder (names formatted once per run)."""
+    def _functor_kernels(self, f) -> tuple[str, ...]:
+        """The names of the functor's kernels with this run's decoder (formatted once per run)."""
         k = self._kernels.get(f)
         if k is None:
-            k = self._kernels[f] = tuple(self._kernel(name) for name in f.kernels(self.type))
+            k = self._kernels[f] = tuple(f.kernels(self.type))
         return k
 
-    def _launch(self, kernel, *params) -> None:
-        (self._kernel(kernel) if isinstance(kernel, str) else kernel)(self.grid, self.block, params)
+    def _function(self, name: str) -> int:
+        """The kernel's CUfunction on this run's device."""
+        address = self._functions.get(name)
+        if address is None:
+            address = self._functions[name] = self.module.get_function(name).kernel.ptr
+        return address
 
-    def _set(self, s: Queue | Span | str) -> tuple:
-        """A vertex set's kernel parameters: ids (null for a range: ALL or a span) and the address
-        of its sizes row."""
+    def _launch(self, kernel: str, *params, grid: int = 0, block: int = BLOCK) -> None:
+        """``kernel`` with ``params``, words (``Launcher``), on ``grid`` blocks (0: a grid-stride
+        grid that fills the device)."""
+        self.launch(self._function(kernel), grid or self.grid, block, params)
+
+    def _set(self, s: Queue | Span | str) -> tuple[int, int]:
+        """A vertex set's kernel parameters: the address of its ids (null for a range: ALL or a
+        span) and of its sizes row."""
         if s == ALL or isinstance(s, Span):
-            return _NULL, np.uint64(self.run.state["all_row"].data.ptr)
-        return s.ids, s.address
+            return _NULL, self.run.state["all_row"].data.ptr
+        return s.ids.data.ptr, int(s.address)
 
     def _round_set(self, s: Queue | Span | str, source, row, first: bool, edges: bool = True) -> None:
         """Before a round's kernels: ALL or a span as the vertices of it whose lists the round
@@ -117,65 +123,68 @@ class CudaOperators:
                 v0, v1 = max(v0, s.start), min(v1, s.stop)
             if edges:
                 v0, v1 = max(v0, self.run.own[0]), min(v1, self.run.own[1])
-            self._kernel("set_range")((1,), (1,), (row, np.int64(v0), np.int64(max(0, v1 - v0))))
+            self._launch("set_range", row, v0, max(0, v1 - v0), grid=1, block=1)
         elif not first:
             s.row[2] = 0
 
-    def _demand(self, source, ids, row):
-        if ids is _NULL:
+    def _demand(self, source, ids: int, row: int):
+        if ids == _NULL:
             return None  # a sweep
-        return lambda need: self._launch("push_demand", source.indptr, np.int64(source.chunk_edges), ids, row, need)
+        return lambda need: self._launch("push_demand", source.indptr.data.ptr, source.chunk_edges, ids, row, need.data.ptr)
 
     def advance(self, f, args, source, weighted: bool, input, output: Queue, dedup: bool) -> None:
         push, hubs, *spans = self._functor_kernels(f)
-        marks = self.run.frontier.marks if dedup else _NULL
+        marks = self.run.frontier.marks.data.ptr if dedup else _NULL
         words = functor_words(args)
+        out = (output.ids.data.ptr, int(output.address), marks)
         if isinstance(input, Spans):  # every list in one round (Run.advance): one block
-            bounds = np.uint64(input.device.data.ptr + 8 * input.first)
-            block = min(SPANS_BLOCK, spans[0].max_threads_per_block) // 32 * 32  # ef's and cgr's decoders hold more registers
+            bounds = input.device.data.ptr + 8 * input.first
+            block = min(SPANS_BLOCK, self.module.get_function(spans[0]).max_threads_per_block) // 32 * 32  # ef's and cgr's decoders hold more registers
             for table in source.rounds(None, span_of(input)):  # launched inside: the round's slots stay until it is done
-                spans[0]((1,), (block,), (*source.params(table, weighted), bounds, np.int64(input.count), output.ids, output.address, marks, *words))
+                self._launch(spans[0], *source.params(table, weighted), bounds, input.count, *out, *words, grid=1, block=block)
             return
         ids, row = self._set(input)
-        fresh = ids is _NULL or int(row) not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
+        fresh = ids == _NULL or row not in self._advanced  # else a queue advanced from again (SCC: through in- and out-edges)
+        hub_queue = self.run.state["hubs"].data.ptr
         for i, table in enumerate(source.rounds(self._demand(source, ids, row), span_of(input))):
             self._round_set(input, source, row, i == 0 and fresh)
-            params = (*source.params(table, weighted), ids, row, self.run.state["hubs"], output.ids, output.address, marks, *words)
+            params = (*source.params(table, weighted), ids, row, hub_queue, *out, *words)
             self._launch(push, *params)
             self._launch(hubs, *params)
-        if ids is not _NULL:
-            self._advanced.add(int(row))
+        if ids != _NULL:
+            self._advanced.add(row)
 
     def rounds(self, f, args, clusters, source, weighted: bool, rounds: int, output: Queue, counts) -> None:
         """``Run.rounds``: ``clusters.touched`` holds ``output``'s vertices while the kernel runs
         (set before it, cleared after it from the grown queue: each of its words cleared whole)."""
         kernel = self._functor_kernels(f)[-1]  # Advance.kernels lists it last
-        bits = clusters.touched
-        self._launch("queue_to_bitmap", output.ids, output.address, bits)
-        grid = (max(1, min(clusters.n, self.grid[0])),)
-        weights = clusters.weight if weighted else _NULL
-        params = (source.indptr, clusters.ptr, clusters.src, clusters.dst, weights, np.int64(clusters.n), np.int64(rounds), bits, np.uint64(counts.data.ptr))
-        kernel(grid, (ROUNDS_BLOCK,), (*params, output.ids, output.address, self.run.frontier.marks, *functor_words(args)))
-        self._launch("clear_bitmap", output.ids, output.address, bits)
+        queue, bits = (output.ids.data.ptr, int(output.address)), clusters.touched.data.ptr
+        self._launch("queue_to_bitmap", *queue, bits)
+        weights = clusters.weight.data.ptr if weighted else _NULL
+        params = (source.indptr.data.ptr, clusters.ptr.data.ptr, clusters.src.data.ptr, clusters.dst.data.ptr, weights, clusters.n, rounds, bits, counts.data.ptr)
+        self._launch(kernel, *params, *queue, self.run.frontier.marks.data.ptr, *functor_words(args), grid=max(1, min(clusters.n, self.grid)), block=ROUNDS_BLOCK)
+        self._launch("clear_bitmap", *queue, bits)
 
     def pull(self, f, args, source, weighted: bool, input, output: Queue, sidecar: str | None) -> None:
         pull, from_sidecar, demand = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
+        out = (output.ids.data.ptr, int(output.address), _NULL)
         candidates = source.sidecar(sidecar) if sidecar else None
+        indptr = source.indptr.data.ptr
         self._round_set(input, None, row, True)
         if candidates is not None:
-            self._launch(from_sidecar, candidates, _NULL, source.indptr, np.int64(source.chunk_edges), np.int64(self.run.n), np.int64(0), ids, row, output.ids, output.address, _NULL, *words)
-        count = lambda need: self._launch(demand, source.indptr, np.int64(source.chunk_edges), ids, row, need, *words)
+            self._launch(from_sidecar, candidates.data.ptr, _NULL, indptr, source.chunk_edges, self.run.n, 0, ids, row, *out, *words)
+        count = lambda need: self._launch(demand, indptr, source.chunk_edges, ids, row, need.data.ptr, *words)
         for table in source.rounds(count):
-            self._launch(pull, *source.params(table, weighted), ids, row, output.ids, output.address, _NULL, *words)
+            self._launch(pull, *source.params(table, weighted), ids, row, *out, *words)
 
     def gather(self, f, args, source, weighted: bool, input, lanes: int) -> None:
         kernels = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
-        scratch = (self.run.state[k] for k in ("hubs", "hub_first", "hub_sums"))
-        params = (ids, row, *scratch, *words, *((np.int64(lanes),) if f.lanes else ()))
+        scratch = (self.run.state[k].data.ptr for k in ("hubs", "hub_first", "hub_sums"))
+        params = (ids, row, *scratch, *words, *((lanes,) if f.lanes else ()))
         for table in source.rounds(self._demand(source, ids, row), span_of(input)):
             self._round_set(input, source, row, False)  # the round's hubs, queued by the first kernel
             for kernel in kernels:
@@ -184,7 +193,7 @@ class CudaOperators:
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
         self._round_set(input, None, row, True, edges=False)
-        self._launch(self._functor_kernels(f)[0], ids, row, output.ids, output.address, *functor_words(args))
+        self._launch(self._functor_kernels(f)[0], ids, row, output.ids.data.ptr, int(output.address), *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
@@ -195,7 +204,7 @@ class CudaOperators:
         ids, row = self._set(input)
         self._round_set(input, None, row, True, edges=False)
         bits = self.cupy.zeros(1, np.uint64)
-        self._launch("any_bits", ids, row, words, bits)
+        self._launch("any_bits", ids, row, words.data.ptr, bits.data.ptr)
         return bits
 
     def union(self, output: Queue, source, comm, writes: tuple = (), marks: tuple = ()) -> None:
@@ -205,29 +214,30 @@ class CudaOperators:
         count read back); ``marks`` (array, value): the union's vertices take the value."""
         bits = self.run.state["union_bits"]
         bits.fill(0)
-        self._launch("queue_to_bitmap", output.ids, output.address, bits)
+        queue = (output.ids.data.ptr, int(output.address))
+        self._launch("queue_to_bitmap", *queue, bits.data.ptr)
         comm.allreduce(bits, "or")
         for a, value in marks:
-            self._launch("set_at_bitmap", bits, np.int64(len(bits)), a, np.int64(a.itemsize), np.uint64(np.asarray(value, a.dtype).view(f"u{a.itemsize}")))
+            self._launch("set_at_bitmap", bits.data.ptr, len(bits), a.data.ptr, a.itemsize, int(np.asarray(value, a.dtype).view(f"u{a.itemsize}")))
         if writes:
             merge_at(self._union_ids(bits), writes, comm, self.run.n)
-        self._kernel("set_range")((1,), (1,), (output.address, np.int64(0), np.int64(0)))
-        self._launch("bitmap_to_queue", bits, np.int64(self.run.own[0]), np.int64(self.run.own[1]), source.indptr, output.ids, output.address)
+        self._launch("set_range", queue[1], 0, 0, grid=1, block=1)
+        self._launch("bitmap_to_queue", bits.data.ptr, self.run.own[0], self.run.own[1], source.indptr.data.ptr, *queue)
 
     def _union_ids(self, bits):
         """The ids set in ``bits``, in increasing order (their count read back to size them)."""
         ends = self.cupy.empty(len(bits), np.int64)
-        self._launch("bitmap_counts", bits, np.int64(len(bits)), ends)
+        self._launch("bitmap_counts", bits.data.ptr, len(bits), ends.data.ptr)
         self.cupy.cumsum(ends, out=ends)
         ids = self.cupy.empty(int(ends[-1]), np.uint32)
-        self._launch("bitmap_to_ids", bits, np.int64(len(bits)), ends, ids)
+        self._launch("bitmap_to_ids", bits.data.ptr, len(bits), ends.data.ptr, ids.data.ptr)
         return ids
 
     def start_frontier(self, frontier, vertex: int, edges: int) -> None:
-        self._launch("frontier_start", frontier.queues, frontier.sizes, np.int64(len(frontier.sizes)), np.int64(vertex), np.int64(edges))
+        self._launch("frontier_start", frontier.queues.data.ptr, frontier.sizes.data.ptr, len(frontier.sizes), int(np.int64(vertex).view(np.uint64)), edges)
 
     def set_bits(self, queue: Queue, bits, value: bool) -> None:
-        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids, queue.address, bits)
+        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids.data.ptr, int(queue.address), bits.data.ptr)
 
     def clock(self):
         event = self.cupy.cuda.Event()

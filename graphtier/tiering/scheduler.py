@@ -378,8 +378,8 @@ class Scheduler:
         return self.memory.words(self.id_dtype if dtype is None else dtype)
 
     def params(self, table, weighted: bool) -> tuple:
-        """The GPU kernels' GRAPH_PARAMS for a round's table, ``weighted`` if the operator reads weights."""
-        return (table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices), np.int64(weighted))
+        """The GPU kernels' GRAPH_PARAMS as words for a round's table, ``weighted`` if the operator reads weights."""
+        return (table.data.ptr, self.indptr.data.ptr, self.chunk_edges, self.n_vertices, int(weighted))
 
     def rounds(self, demand: Callable[[object], None] | None, span: tuple[int, int] | None = None) -> Iterator[object]:
         """The tables of one iteration's rounds (the caller runs its kernels on each before asking

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import struct
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,41 @@ def module(path: Path, names: tuple[str, ...]):
     import cupy
 
     return cupy.RawModule(code=source(path), options=("-std=c++17",), name_expressions=names)
+
+
+MAX_WORDS = 32  # the most parameters a kernel takes (operators.cuh's take at most 20)
+_BUFFER_POINTER, _BUFFER_SIZE, _END = 1, 2, 0  # cuLaunchKernel's ``extra`` keys (CU_LAUNCH_PARAM_*)
+
+
+class Launcher:
+    """Kernel launches through the driver's ``cuLaunchKernel``, the parameters packed into one
+    buffer of 8-byte words: every kernel of the sources takes only 8-byte parameters (pointers,
+    i64, u64, double; ``tests/test_cuda_sources.py`` checks), so a launch packs integers where
+    CuPy's kernel call converts each argument on its own, which costs the host about twice the
+    time with the runtime's 20 arguments (``benchmarks/results/launch_probe-*``)."""
+
+    def __init__(self):
+        from cupy.cuda import driver, get_current_stream
+
+        self._driver_launch, self._stream = driver.launchKernel, get_current_stream
+        self._words = np.zeros(MAX_WORDS, np.uint64)
+        self._size = np.zeros(1, np.uint64)  # a size_t: the buffer's bytes
+        self._extra = np.array([_BUFFER_POINTER, self._words.ctypes.data, _BUFFER_SIZE, self._size.ctypes.data, _END], np.uint64)
+        self._extra_address = int(self._extra.ctypes.data)
+
+    def __call__(self, function: int, grid: int, block: int, words: tuple) -> None:
+        """``function`` (a CUfunction's address) on ``grid`` blocks of ``block`` threads with
+        ``words``: non-negative integers below 2**64 (addresses, counts, ``functor_words``)."""
+        _packer(len(words)).pack_into(self._words, 0, *words)
+        self._size[0] = 8 * len(words)
+        self._driver_launch(function, grid, 1, 1, block, 1, 1, 0, self._stream().ptr, 0, self._extra_address)
+
+
+@functools.cache
+def _packer(n: int) -> struct.Struct:
+    if n > MAX_WORDS:
+        raise ValueError(f"a kernel takes at most {MAX_WORDS} parameters, got {n}")
+    return struct.Struct(f"<{n}Q")
 
 
 class DeviceArena:
@@ -130,10 +166,10 @@ class DeviceGraph:
         yield self.table
 
     def params(self, table, weighted: bool) -> tuple:
-        """The kernels' GRAPH_PARAMS, in order (the same every round: made once for each ``weighted``)."""
+        """The kernels' GRAPH_PARAMS as words, in order (the same every round: made once for each ``weighted``)."""
         params = self._params.get(weighted)
         if params is None:
-            params = self._params[weighted] = (self.table, self.indptr, np.int64(self.chunk_edges), np.int64(self.n_vertices), np.int64(weighted))
+            params = self._params[weighted] = (self.table.data.ptr, self.indptr.data.ptr, self.chunk_edges, self.n_vertices, int(weighted))
         return params
 
     def take_stats(self) -> dict:
