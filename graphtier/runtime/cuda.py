@@ -20,7 +20,7 @@ from .parts import merge_at
 BLOCK, BLOCKS_PER_SM = 256, 8  # threads per block; blocks per SM of the (grid-stride) grids
 ROUNDS_BLOCK = 128  # threads of the block that iterates a cluster (a centre and at most `size` neighbours, 32 by default; not tuned on a GPU)
 SPANS_BLOCK = 1024  # the one block that pushes from a group of spans, where the kernel's registers allow
-EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap", "any_bits")
+EXTERNS = ("push_demand", "queue_to_bitmap", "clear_bitmap", "frontier_start", "set_range", "bitmap_to_queue", "bitmap_counts", "bitmap_to_ids", "set_at_bitmap", "any_bits", "reached_entries")
 WORDS = 8  # FUNCTOR_PARAMS
 _NULL = 0  # a null pointer
 
@@ -39,11 +39,6 @@ def functor_words(args) -> list[int]:
         else:
             words.append(int(np.int64(a).view(np.uint64)))
     return words + [_NULL] * (WORDS - len(words))
-
-
-@functools.cache
-def _reached_entries(cupy):
-    return cupy.ReductionKernel("T value, int64 lo, int64 hi", "int64 total", "value >= 0 ? hi - lo : 0", "a + b", "total = a", "0", "reached_entries")
 
 
 @functools.cache
@@ -255,10 +250,13 @@ class CudaOperators:
         a.get(out=out)
 
     def reached_entries(self, values, indptr) -> int:
-        """The list entries of the vertices whose value is not negative (BFS's edges traversed), by
-        a reduction kernel: a CuPy ufunc would import cupyx, and SciPy through it, in every fresh
-        process (0.28 s of a 1.66 s ``graphtier bfs`` on an H200)."""
-        return int(_reached_entries(self.cupy)(values, indptr[:-1], indptr[1:]))
+        """The list entries of the vertices whose value (int32) is not negative (BFS's edges
+        traversed), by a kernel of ours: CuPy's ufuncs would import cupyx, and SciPy through it, in
+        every fresh process, and its ``ReductionKernel`` to one value runs in one block (about 5 ms
+        on kron23)."""
+        total = self.cupy.zeros(1, np.uint64)
+        self._launch("reached_entries", values.data.ptr, indptr.data.ptr, len(values), total.data.ptr)
+        return int(total[0])
 
     def to_host(self, a) -> np.ndarray:
         """Into pinned host memory (from CuPy's pool: a result let go serves the next), which the

@@ -743,6 +743,16 @@ extern "C" __global__ void any_bits(SET_PARAMS, const u64* words, u64* bits) {
     if (lane_id() == 0 && mine) atomicOr(bits, mine);
 }
 
+// The list entries of the vertices whose value is not negative into *total (zero before): BFS's
+// edges traversed, a warp's sum added once.
+extern "C" __global__ void reached_entries(const i32* values, const i64* indptr, i64 n, u64* total) {
+    u64 mine = 0;
+    for (i64 v = i64(blockIdx.x) * blockDim.x + threadIdx.x; v < n; v += i64(gridDim.x) * blockDim.x)
+        if (values[v] >= 0) mine += u64(indptr[v + 1] - indptr[v]);
+    for (u32 d = 16; d; d >>= 1) mine += __shfl_xor_sync(FULL_MASK, mine, d);
+    if (lane_id() == 0 && mine) atomicAdd(total, mine);
+}
+
 // A queue as a bitmap (bits must be zero), set with atomicOr; and its marks cleared again.
 extern "C" __global__ void queue_to_bitmap(SET_PARAMS, u32* bits) {
     for (i64 i = i64(blockIdx.x) * blockDim.x + threadIdx.x; i < i64(in->frontier); i += i64(gridDim.x) * blockDim.x)
