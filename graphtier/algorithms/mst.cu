@@ -22,26 +22,29 @@ struct Ranks {
     __device__ u64 of(u32 v) const { return ranked ? rank[v] : v; }
 };
 
-// The two passes of a round: over every edge, each component's least (weight key, smaller endpoint)
-// over its outgoing edges, v marked as having one; then, over the smaller endpoints' lists, among
-// the edges equal to it, the least (larger endpoint, outside endpoint), for v's component and u's.
-// Unit: every edge weighs 1, no weight read.
+constexpr i64 LEAST = 0, TIES = 1, ALONE = 2;  // mst.py's passes
+
+// The passes of a round: over every edge, each component's least (weight key, smaller endpoint)
+// over its outgoing edges, v marked as having one (LEAST); then, over the smaller endpoints'
+// lists, among the edges equal to it, the least (larger endpoint, outside endpoint), for v's
+// component and u's (TIES). The first round's one pass (ALONE): each vertex's least (weight key,
+// u's rank). Unit: every edge weighs 1, no weight read.
 template <bool Weighted>
 struct ChooseOf {
     const u32* parent;
     u64* best;
     u64* other;
     Ranks r;
-    i64 second;
+    i64 step;
     u8* outgoing;
     static constexpr bool edges = Weighted;
     __device__ bool operator()(u32 v, u32 u, Edge e) const {
         u64 rv = r.of(v), ru = r.of(u);
-        if (second && rv > ru) return false;  // the second pass takes each edge from its smaller endpoint's list alone
+        if (step == TIES && rv > ru) return false;  // the second pass takes each edge from its smaller endpoint's list alone
         u32 a = parent[v], b = parent[u];
         if (a == b) return false;
-        u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | min(rv, ru);
-        if (!second) {
+        u64 key = weight_key(Weighted ? e.weight() : 1.0f) << 32 | (step == ALONE ? ru : min(rv, ru));
+        if (step != TIES) {
             if (key < best[a]) atomicMin(best + a, key);
             if (!outgoing[v]) outgoing[v] = 1;
             return false;
@@ -54,6 +57,19 @@ struct ChooseOf {
 };
 struct Choose : ChooseOf<true> {};
 struct ChooseUnit : ChooseOf<false> {};
+
+struct SplitAlone {  // the first round's least edge of v, (weight key, u's rank), as the two passes write it
+    u64* best;
+    u64* other;
+    Ranks r;
+    Ranks vertex;  // the vertex of each rank
+    __device__ void operator()(u32 v) const {
+        if (best[v] == NO_EDGE) return;
+        u64 rv = r.of(v), ru = best[v] & 0xFFFFFFFFull;
+        best[v] = (best[v] >> 32) << 32 | min(rv, ru);
+        other[v] = max(rv, ru) << 32 | vertex.of(u32(ru));
+    }
+};
 
 struct MarkEnd {  // a component with an outgoing edge marks the smaller endpoint of its least one
     const u64* best;
@@ -104,6 +120,7 @@ struct Merge {
 
 INSTANTIATE(ADVANCE, Choose)
 INSTANTIATE(ADVANCE, ChooseUnit)
+INSTANTIATE(COMPUTE, SplitAlone)
 INSTANTIATE(COMPUTE, MarkEnd)
 INSTANTIATE(FILTER, TakeMark)
 INSTANTIATE(COMPUTE, Target)

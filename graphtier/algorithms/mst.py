@@ -8,7 +8,9 @@ over every edge, an atomic min of ``weight key << 32 | smaller endpoint`` (the f
 bits reordered so that unsigned order is the numbers' order, negative ones included); then among
 the edges that tie with it an atomic min of ``larger endpoint << 32 | the outside endpoint``. The
 edges that tie all hold that smaller endpoint, so the second pass reads only the lists of the
-components' smaller endpoints, each edge there standing for itself in both directions.
+components' smaller endpoints, each edge there standing for itself in both directions. In the
+first round every component is one vertex, whose edges that order ranks as (weight, other
+endpoint) does, so one pass finds them all, and no list is read a second time.
 Under a strict order the chosen edges form no cycle but the pairs of components that chose the
 same edge, which only the smaller of the two records. Each recorded edge hooks the larger root
 under the smaller; the root that stops being one keeps the edge (every vertex stops once at
@@ -37,6 +39,7 @@ LOW = np.uint64(0xFFFFFFFF)
 SIGN = np.uint64(0x80000000)
 HALF = np.uint64(32)
 SPARSE = 4  # a round reads only the lists of the vertices left once they are fewer than 1/SPARSE of all
+LEAST, TIES, ALONE = 0, 1, 2  # choose's passes (mst.cu's): a round's two, and the first round's one
 
 
 @cpu(inline="always")
@@ -56,30 +59,47 @@ def ranked(v, rank, ranks):
 
 @cpu
 def choose(v, u, e, w, s):
-    """The two passes of a round (one function, so that Numba compiles one advance per format; the
+    """The passes of a round (one function, so that Numba compiles one advance per format; the
     CPU's advance is serial: plain writes): over every edge, each component's least (weight key,
-    smaller endpoint) over its outgoing edges, v marked as having one; then, over the smaller
-    endpoints' lists, among the edges equal to it, the least (larger endpoint, outside endpoint),
-    for v's component and u's. The second pass takes each edge from its smaller endpoint's list
-    alone: the copy in the other's adds nothing, since where it matters that endpoint is marked too.
-    ``s``: (parent, best, other, rank, whether ranked, the second pass, outgoing marks)."""
-    parent, best, other, rank, ranks, second, outgoing = s
+    smaller endpoint) over its outgoing edges, v marked as having one (``LEAST``); then, over the
+    smaller endpoints' lists, among the edges equal to it, the least (larger endpoint, outside
+    endpoint), for v's component and u's (``TIES``), each edge from its smaller endpoint's list
+    alone: the copy in the other's adds nothing, since where it matters that endpoint is marked
+    too. In the first round every component is one vertex v, whose edges (weight, smaller endpoint,
+    larger endpoint) orders as (weight, u's rank) does, so one pass finds its least (``ALONE``;
+    ``split_alone`` then writes it as the two passes would). ``s``: (parent, best, other, rank,
+    whether ranked, the pass, outgoing marks)."""
+    parent, best, other, rank, ranks, step, outgoing = s
     rv, ru = ranked(v, rank, ranks), ranked(u, rank, ranks)
-    if second and rv > ru:
+    if step == TIES and rv > ru:
         return False
     a, b = parent[v], parent[u]
     if a == b:
         return False
-    key = weight_key(w) << HALF | min(rv, ru)
-    if not second:
-        best[a] = min(best[a], key)
+    if step != TIES:
+        best[a] = min(best[a], weight_key(w) << HALF | (ru if step == ALONE else min(rv, ru)))
         outgoing[v] = 1
         return False
+    key = weight_key(w) << HALF | min(rv, ru)
     if key == best[a]:
         other[a] = min(other[a], ru << HALF | np.uint64(u))
     if key == best[b]:
         other[b] = min(other[b], ru << HALF | np.uint64(v))
     return False
+
+
+@cpu
+def split_alone(v, s):
+    """The first round's least edge of v, (weight key, u's rank), as the two passes write it: best
+    (weight key, smaller rank), other (larger rank, u). ``s``: (best, other, rank, whether ranked,
+    the vertex of each rank, whether ranked)."""
+    best, other, rank, ranks, vertex, _ = s
+    if best[v] == NO_EDGE:
+        return
+    rv, ru = ranked(v, rank, ranks), best[v] & LOW
+    u = vertex[ru] if ranks else ru
+    best[v] = (best[v] >> HALF) << HALF | min(rv, ru)
+    other[v] = max(rv, ru) << HALF | np.uint64(u)
 
 
 @cpu
@@ -129,6 +149,7 @@ def merge(v, s):
 
 CHOOSE = Advance("Choose", choose)
 CHOOSE_UNIT = Advance("ChooseUnit", choose)  # every edge weighs 1: the GPU reads no weight
+SPLIT_ALONE = Compute("SplitAlone", split_alone)
 MARK_END = Compute("MarkEnd", mark_end)
 TAKE_MARK = Filter("TakeMark", take_mark)
 TARGET = Compute("Target", target)
@@ -139,7 +160,7 @@ COMPRESS = Compute("Compress", compress)
 
 class Boruvka(Algorithm):
     cuda = Path(__file__).with_suffix(".cu")
-    functors = (CHOOSE, CHOOSE_UNIT, MARK_END, TAKE_MARK, TARGET, MERGE, INIT, COMPRESS)
+    functors = (CHOOSE, CHOOSE_UNIT, SPLIT_ALONE, MARK_END, TAKE_MARK, TARGET, MERGE, INIT, COMPRESS)
     queues = ("scratch", "ends")  # the passes' and merges' output (nothing read); the smaller endpoints of the components' least edges
 
     def __init__(self, graph, weight: bool):
@@ -190,12 +211,15 @@ class Boruvka(Algorithm):
         best.fill(NO_EDGE)
         other.fill(NO_EDGE)
         choose = CHOOSE if self.weighted else CHOOSE_UNIT
-        run.advance(choose, parent, best, other, *self.ranks, 0, s["outgoing"], input=active, output=scratch)
+        run.advance(choose, parent, best, other, *self.ranks, ALONE if it == 0 else LEAST, s["outgoing"], input=active, output=scratch)
         run.filter(TAKE_MARK, s["outgoing"], input=active)  # the next round's frontier
-        run.compute(MARK_END, best, *self.vertices, s["marked"])
-        ends.row.fill(0)
-        run.filter(TAKE_MARK, s["marked"], input=ALL, output=ends)
-        run.advance(choose, parent, best, other, *self.ranks, 1, s["outgoing"], input=ends, output=scratch)
+        if it == 0:  # every component one vertex: its least edge found in one pass
+            run.compute(SPLIT_ALONE, best, other, *self.ranks, *self.vertices)
+        else:
+            run.compute(MARK_END, best, *self.vertices, s["marked"])
+            ends.row.fill(0)
+            run.filter(TAKE_MARK, s["marked"], input=ALL, output=ends)
+            run.advance(choose, parent, best, other, *self.ranks, TIES, s["outgoing"], input=ends, output=scratch)
         run.compute(TARGET, best, other, parent, to)
         run.filter(MERGE, parent, to, best, other, s["forest_key"], s["forest_hi"], input=ALL, output=scratch)
         run.compute(COMPRESS, parent)
