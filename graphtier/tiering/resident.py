@@ -27,8 +27,31 @@ TABLE_COLUMNS = len(TABLE)
 ABSENT = -1
 
 
+class Whole:
+    """A graph held whole where its kernels read it (host memory, or the GPU's): the scheduler
+    steps aside, and one round, the whole table, holds every list."""
+
+    steps_aside = True
+
+    def sidecar(self, name: str) -> None:
+        """Every list is at hand: no per-vertex sidecar to check before reading one."""
+        return
+
+    @property
+    def round_vertices(self) -> tuple[int, int]:
+        return 0, self.n_vertices
+
+    def rounds(self, demand=None, span=None):
+        yield self.table
+
+    def take_stats(self) -> dict:
+        """What loading it moved, once: the first result to ask reports it."""
+        moved, self.unreported = self.unreported, {}
+        return moved
+
+
 @dataclass
-class ResidentGraph:
+class ResidentGraph(Whole):
     arena: np.ndarray  # uint8, every chunk 8-byte aligned (a CuPy array where loaded for the GPU)
     table: np.ndarray  # int64 (n_chunks, TABLE_COLUMNS), byte offsets into ``arena``
     indptr: np.ndarray  # int64 (V + 1,)
@@ -37,24 +60,6 @@ class ResidentGraph:
     format: str
     id_dtype: np.dtype
     unreported: dict = field(default_factory=dict)  # the load, until a result reports it
-    steps_aside = True
-
-    def sidecar(self, name: str) -> None:
-        """Every list is in memory: no per-vertex sidecar to check before reading one."""
-        return
-
-    @property
-    def round_vertices(self) -> tuple[int, int]:
-        """The one round holds every list."""
-        return 0, self.n_vertices
-
-    def rounds(self, demand=None, span=None):
-        """Every chunk is here: one round, the whole table."""
-        yield self.table
-
-    def take_stats(self) -> dict:
-        moved, self.unreported = self.unreported, {}
-        return moved
 
     def words(self, dtype: np.dtype | None = None) -> np.ndarray:
         """The arena as words of ``dtype`` (default: the id width), the view a format's kernel reads."""

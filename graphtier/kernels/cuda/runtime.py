@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DeviceError
-from ...tiering.resident import ABSENT, CHUNK_START, INDEX_START, PAYLOAD_START, WEIGHTS_START, ResidentGraph
+from ...tiering.resident import ABSENT, CHUNK_START, INDEX_START, PAYLOAD_START, WEIGHTS_START, ResidentGraph, Whole
 from ..formats import FORMATS
 from .sources import source
 
@@ -120,7 +120,7 @@ class DeviceArena:
 
 
 @dataclass
-class DeviceGraph:
+class DeviceGraph(Whole):
     """A validated resident graph copied to the GPU unchanged, its table holding the addresses
     of its chunks: what kernels traverse when the whole graph fits (the scheduler steps aside)."""
 
@@ -134,16 +134,6 @@ class DeviceGraph:
     weighted: bool  # each chunk followed by its edges' weights
     unreported: dict = field(default_factory=dict)  # the upload, until a result reports it
     _params: dict = field(default_factory=dict)
-    steps_aside = True
-
-    def sidecar(self, name: str) -> None:
-        """Every list is on the device: no per-vertex sidecar to check before reading one."""
-        return
-
-    @property
-    def round_vertices(self) -> tuple[int, int]:
-        """The one round holds every list."""
-        return 0, self.n_vertices
 
     @classmethod
     def upload(cls, resident: ResidentGraph) -> DeviceGraph:
@@ -161,20 +151,12 @@ class DeviceGraph:
         moved = {"bytes_host_to_device": resident.arena.nbytes, **resident.take_stats()}
         return cls(arena, cupy.asarray(table.ravel()), cupy.asarray(resident.indptr), resident.chunk_edges, resident.n_vertices, resident.format, resident.nbytes, resident.weighted, moved)
 
-    def rounds(self, demand=None, span=None):
-        """Every chunk is here: one round, the whole table."""
-        yield self.table
-
     def params(self, table, weighted: bool) -> tuple:
         """The kernels' GRAPH_PARAMS as words, in order (the same every round: made once for each ``weighted``)."""
         params = self._params.get(weighted)
         if params is None:
             params = self._params[weighted] = (self.table.data.ptr, self.indptr.data.ptr, self.chunk_edges, self.n_vertices, int(weighted))
         return params
-
-    def take_stats(self) -> dict:
-        moved, self.unreported = self.unreported, {}
-        return moved
 
     @property
     def nbytes(self) -> int:
