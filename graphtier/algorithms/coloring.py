@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 
 from ..partition.radix import radix_sort
-from ..runtime import ALL, BATCH, Advance, Algorithm, Compute, Config, DepthFirst, Edges, Filter, Pull, Run, run
+from ..runtime import ALL, BATCH, Advance, Compute, Config, DepthFirst, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import ColoringResult
-from .priority import PRIORITY, list_entries, list_indptrs, priorities, seed_key, undirected_lists
+from .priority import PRIORITY, Prioritised, list_entries, list_indptrs, priorities
 
 NONE = 0xFFFFFFFF  # a colour: not coloured yet; a blocker: none
 FULL = np.uint64(0xFFFFFFFFFFFFFFFF)  # a window whose 64 colours are all taken
@@ -334,7 +334,7 @@ TOUCHED = Filter("Touched", touched)
 GREEDY_WALK = DepthFirst("GreedyWalk", walk_each, walk_nothing, note_colour, no_return, take_least, depth=1)
 
 
-class Coloring(Algorithm):
+class Coloring(Prioritised):
     """Jones-Plassmann's rounds; where the CPU holds a symmetric graph whole, the sequential greedy
     algorithm itself instead (``serial``): vertices in the order (sorted by radix passes) each take
     the least colour their higher neighbours left, through a walk that enters no vertex
@@ -342,16 +342,10 @@ class Coloring(Algorithm):
     the walk's order would wait for a chunk at nearly every vertex, so rounds run there."""
 
     cuda = Path(__file__).with_suffix(".cu")
+    call = "greedy_color"
     functors = (PRIORITY, COUNT_NEIGHBOURS, PUSH, KEEP, COLLECT, RECHECK, BLOCK_PULL, PICK, WINDOW_MOVED, REREAD, TOUCHED, GREEDY_WALK)
     queues = ("picked", "touched")  # this round's coloured vertices (before them, the blocked ones), and their lower neighbours (serial: the order)
     dedup = True  # a vertex pushed to by many is tested once
-
-    def __init__(self, graph, seed: int | None):
-        self.lists = undirected_lists(graph, "greedy_color")
-        self.seed, self.key = seed_key(seed)
-
-    def edges(self, graph) -> dict[str, Edges]:
-        return {name: Edges(reverse=name == "in") for name in self.lists}
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import ALL, BATCH, Algorithm, Compute, Config, Edges, Filter, Pull, Run, run
+from ..runtime import ALL, BATCH, Compute, Config, Filter, Pull, Run, run
 from ..runtime.functors import cpu
 from ..runtime.results import IndependentSetResult
-from .priority import PRIORITY, list_entries, list_indptrs, priorities, seed_key, undirected_lists
+from .priority import PRIORITY, Prioritised, list_entries, list_indptrs, priorities
 
 OUT, IN = np.uint32(0), np.uint32(0xFFFFFFFF)  # a key's final values; between them, an undecided vertex's rank and wait bit
 WAITS = np.uint32(1)
@@ -117,17 +117,11 @@ SHUT_OUT = Pull("ShutOut", undecided, in_set, shut_out)
 STILL = Filter("Still", still, per_vertex=True)
 
 
-class IndependentSet(Algorithm):
+class IndependentSet(Prioritised):
     cuda = Path(__file__).with_suffix(".cu")
+    call = "maximal_independent_set"
     functors = (PRIORITY, RANK, SETTLE, JOIN, SHUT_OUT, STILL)
     queues = ("settled",)  # what the pulls settled (its order unread)
-
-    def __init__(self, graph, seed: int | None):
-        self.lists = undirected_lists(graph, "maximal_independent_set")
-        self.seed, self.key = seed_key(seed)
-
-    def edges(self, graph) -> dict[str, Edges]:
-        return {name: Edges(reverse=name == "in") for name in self.lists}
 
     def state(self, graph) -> dict[str, tuple]:
         n = graph.n_vertices

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime import Compute, Run
+from ..runtime import Algorithm, Compute, Edges, Run
 from ..runtime.functors import cpu
 
 GOLDEN = 0x9E3779B97F4A7C15  # splitmix64's increment: the key of seed s is mix(s + GOLDEN)
@@ -67,6 +67,20 @@ def undirected_lists(graph, name: str) -> tuple[str, ...]:
             f"{name} reads a graph as undirected: {graph.location} is directed without its reverse graph (build it with symmetrize=True, graphtier convert --symmetrize, for an undirected graph, or with reverse=True, convert --reverse, to take out- and in-edges together)"
         )
     return ("out", "in")
+
+
+class Prioritised(Algorithm):
+    """An algorithm over the graph read as undirected (``lists``), in the order of a seeded draw
+    (``seed``, and the ``key`` it gives); ``call`` names it where a graph is refused."""
+
+    call = ""
+
+    def __init__(self, graph, seed: int | None):
+        self.lists = undirected_lists(graph, self.call)
+        self.seed, self.key = seed_key(seed)
+
+    def edges(self, graph) -> dict[str, Edges]:
+        return {name: Edges(reverse=name == "in") for name in self.lists}
 
 
 def list_indptrs(run: Run) -> tuple:
