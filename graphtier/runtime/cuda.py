@@ -25,20 +25,21 @@ WORDS = 8  # FUNCTOR_PARAMS
 _NULL = 0  # a null pointer
 
 
+def word(a) -> int:
+    """A kernel argument as its 8-byte word: a device array as its address, a float as a double's
+    bits, an integer as 64-bit two's complement."""
+    if hasattr(a, "data") and hasattr(a.data, "ptr"):
+        return a.data.ptr
+    if isinstance(a, float | np.floating):
+        return int(np.float64(a).view(np.uint64))
+    return int(np.int64(a).view(np.uint64))
+
+
 def functor_words(args) -> list[int]:
-    """An operator's arguments as the kernels' FUNCTOR_PARAMS: device arrays as pointers, floats as
-    doubles, integers as 64-bit two's complement, in order, padded to eight words."""
+    """An operator's arguments as the kernels' FUNCTOR_PARAMS, in order, padded to eight words."""
     if len(args) > WORDS:
         raise ValueError(f"a functor takes at most {WORDS} arguments, got {len(args)}")
-    words = []
-    for a in args:
-        if hasattr(a, "data") and hasattr(a.data, "ptr"):
-            words.append(a.data.ptr)
-        elif isinstance(a, float | np.floating):
-            words.append(int(np.float64(a).view(np.uint64)))
-        else:
-            words.append(int(np.int64(a).view(np.uint64)))
-    return words + [_NULL] * (WORDS - len(words))
+    return [word(a) for a in args] + [_NULL] * (WORDS - len(args))
 
 
 @functools.cache
@@ -105,7 +106,7 @@ class CudaOperators:
         span) and of its sizes row."""
         if s == ALL or isinstance(s, Span):
             return _NULL, self.run.state["all_row"].data.ptr
-        return s.ids.data.ptr, int(s.address)
+        return s.ids.data.ptr, s.address
 
     def _round_set(self, s: Queue | Span | str, source, row, first: bool, edges: bool = True) -> None:
         """Before a round's kernels: ALL or a span as the vertices of it whose lists the round
@@ -131,7 +132,7 @@ class CudaOperators:
         push, hubs, *spans = self._functor_kernels(f)
         marks = self.run.frontier.marks.data.ptr if dedup else _NULL
         words = functor_words(args)
-        out = (output.ids.data.ptr, int(output.address), marks)
+        out = (*self._set(output), marks)
         if isinstance(input, Spans):  # every list in one round (Run.advance): one block
             bounds = input.device.data.ptr + 8 * input.first
             block = min(SPANS_BLOCK, self.module.get_function(spans[0]).max_threads_per_block) // 32 * 32  # ef's and cgr's decoders hold more registers
@@ -153,7 +154,7 @@ class CudaOperators:
         """``Run.rounds``: ``clusters.touched`` holds ``output``'s vertices while the kernel runs
         (set before it, cleared after it from the grown queue: each of its words cleared whole)."""
         kernel = self._functor_kernels(f)[-1]  # Advance.kernels lists it last
-        queue, bits = (output.ids.data.ptr, int(output.address)), clusters.touched.data.ptr
+        queue, bits = self._set(output), clusters.touched.data.ptr
         self._launch("queue_to_bitmap", *queue, bits)
         weights = clusters.weight.data.ptr if weighted else _NULL
         params = (source.indptr.data.ptr, clusters.ptr.data.ptr, clusters.src.data.ptr, clusters.dst.data.ptr, weights, clusters.n, rounds, bits, counts.data.ptr)
@@ -164,7 +165,7 @@ class CudaOperators:
         pull, from_sidecar, demand = self._functor_kernels(f)
         ids, row = self._set(input)
         words = functor_words(args)
-        out = (output.ids.data.ptr, int(output.address), _NULL)
+        out = (*self._set(output), _NULL)
         candidates = source.sidecar(sidecar) if sidecar else None
         indptr = source.indptr.data.ptr
         self._round_set(input, None, row, True)
@@ -188,7 +189,7 @@ class CudaOperators:
     def filter(self, f, args, input, output: Queue) -> None:
         ids, row = self._set(input)
         self._round_set(input, None, row, True, edges=False)
-        self._launch(self._functor_kernels(f)[0], ids, row, output.ids.data.ptr, int(output.address), *functor_words(args))
+        self._launch(self._functor_kernels(f)[0], ids, row, *self._set(output), *functor_words(args))
 
     def compute(self, f, args, input) -> None:
         ids, row = self._set(input)
@@ -209,7 +210,7 @@ class CudaOperators:
         count read back); ``marks`` (array, value): the union's vertices take the value."""
         bits = self.run.state["union_bits"]
         bits.fill(0)
-        queue = (output.ids.data.ptr, int(output.address))
+        queue = self._set(output)
         self._launch("queue_to_bitmap", *queue, bits.data.ptr)
         comm.allreduce(bits, "or")
         for a, value in marks:
@@ -229,10 +230,10 @@ class CudaOperators:
         return ids
 
     def start_frontier(self, frontier, vertex: int, edges: int) -> None:
-        self._launch("frontier_start", frontier.queues.data.ptr, frontier.sizes.data.ptr, len(frontier.sizes), int(np.int64(vertex).view(np.uint64)), edges)
+        self._launch("frontier_start", frontier.queues.data.ptr, frontier.sizes.data.ptr, len(frontier.sizes), word(vertex), edges)
 
     def set_bits(self, queue: Queue, bits, value: bool) -> None:
-        self._launch("queue_to_bitmap" if value else "clear_bitmap", queue.ids.data.ptr, int(queue.address), bits.data.ptr)
+        self._launch("queue_to_bitmap" if value else "clear_bitmap", *self._set(queue), bits.data.ptr)
 
     def clock(self):
         event = self.cupy.cuda.Event()

@@ -60,7 +60,7 @@ class Queue:
 
     def __init__(self, ids, sizes, index: int = 0, base: int = 0):
         self.ids, self.sizes, self.index = ids, sizes, index
-        self.address = np.uint64(base + 32 * index)  # of the row, on the GPU (base: the sizes' address)
+        self.address = base + 32 * index  # of the row, on the GPU (base: the sizes' address)
 
     @property
     def row(self):
